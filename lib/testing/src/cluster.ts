@@ -1,0 +1,280 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { kubeBinaries, type KubeBinaries } from './binaries.ts';
+import { writeKubeconfig } from './kubeconfig-file.ts';
+import { ensureClusterPki, issueClientCert, type ClusterPki } from './pki.ts';
+import { freePort } from './ports.ts';
+import { ManagedProcess } from './process.ts';
+import { httpsStatus, waitUntil } from './readiness.ts';
+import type { ClusterHandle } from './types.ts';
+
+export type ClusterRole = 'control-plane' | 'member';
+
+export interface LocalClusterOptions {
+  readonly name: string;
+  readonly role: ClusterRole;
+  /** Folder for this cluster's PKI, etcd data, logs and kubeconfigs. */
+  readonly dir: string;
+  /** File collecting the pids of every process started (for an out-of-process tear-down). */
+  readonly pidFile?: string;
+}
+
+interface Ports {
+  readonly api: number;
+  readonly etcdClient: number;
+  readonly etcdPeer: number;
+  readonly controllerManager: number;
+  readonly scheduler: number;
+  readonly kwok: number;
+}
+
+const ADMIN_USER = 'kf-admin';
+const READY_TIMEOUT_MS = 180_000;
+
+/**
+ * The control plane runs only the controllers the product relies on from Kubernetes itself:
+ * namespace deletion and garbage collection. Members run the full set so that Deployments roll out.
+ */
+const CONTROL_PLANE_CONTROLLERS = 'namespace-controller,garbage-collector-controller';
+
+async function allocatePorts(): Promise<Ports> {
+  const taken = new Set<number>();
+  const next = async (): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
+  return {
+    api: await next(),
+    etcdClient: await next(),
+    etcdPeer: await next(),
+    controllerManager: await next(),
+    scheduler: await next(),
+    kwok: await next(),
+  };
+}
+
+/** etcd + kube-apiserver (+ controller-manager, and for members scheduler and KWOK) on loopback. */
+export class LocalCluster implements ClusterHandle {
+  readonly name: string;
+  readonly role: ClusterRole;
+  readonly dir: string;
+  readonly kubeconfigPath: string;
+  private readonly pidFile: string | undefined;
+  private ports!: Ports;
+  private pki!: ClusterPki;
+  private bins!: KubeBinaries;
+  private etcd!: ManagedProcess;
+  private apiserver!: ManagedProcess;
+  private controllers: ManagedProcess[] = [];
+
+  private constructor(opts: LocalClusterOptions) {
+    this.name = opts.name;
+    this.role = opts.role;
+    this.dir = opts.dir;
+    this.pidFile = opts.pidFile;
+    this.kubeconfigPath = join(opts.dir, 'kubeconfig');
+  }
+
+  /** Prepares PKI, ports and kubeconfig, then starts every process and waits for /readyz. */
+  static async create(opts: LocalClusterOptions): Promise<LocalCluster> {
+    const cluster = new LocalCluster(opts);
+    await cluster.prepare();
+    await cluster.start();
+    return cluster;
+  }
+
+  get server(): string {
+    return `https://127.0.0.1:${this.ports.api}`;
+  }
+
+  /** The admin client certificate files (for tools that want them directly). */
+  get adminTls(): { caFile: string; certFile: string; keyFile: string } {
+    return {
+      caFile: this.pki.caCert,
+      certFile: join(this.pki.dir, `client-${ADMIN_USER}.crt`),
+      keyFile: join(this.pki.dir, `client-${ADMIN_USER}.key`),
+    };
+  }
+
+  get kubectlPath(): string {
+    return this.bins.kubectl;
+  }
+
+  kubeConfig(): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromFile(this.kubeconfigPath);
+    return kc;
+  }
+
+  async userKubeconfig(user: string, groups: readonly string[] = []): Promise<string> {
+    const { cert, key } = await issueClientCert(this.pki, user, groups);
+    const path = join(this.dir, `kubeconfig-${user.replace(/[^a-zA-Z0-9_.-]/g, '_')}`);
+    await writeKubeconfig(path, {
+      clusterName: this.name,
+      server: this.server,
+      caFile: this.pki.caCert,
+      certFile: cert,
+      keyFile: key,
+      user,
+    });
+    return path;
+  }
+
+  isRunning(): boolean {
+    return this.apiserver.isRunning();
+  }
+
+  async start(): Promise<void> {
+    await this.etcd.start();
+    await this.startApiServer();
+    for (const p of this.controllers) await p.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const p of [...this.controllers].reverse()) await p.stop();
+    await this.apiserver.stop();
+    await this.etcd.stop();
+  }
+
+  async restartApiServer(): Promise<void> {
+    await this.apiserver.stop();
+    await this.startApiServer();
+  }
+
+  /** The kubectl binary run against this cluster as admin. */
+  kubectlArgs(...args: string[]): string[] {
+    return ['--kubeconfig', this.kubeconfigPath, ...args];
+  }
+
+  private async startApiServer(): Promise<void> {
+    await this.apiserver.start();
+    const tls = this.adminTls;
+    await waitUntil(
+      `${this.name} kube-apiserver /readyz`,
+      async () => (await httpsStatus(`${this.server}/readyz`, tls)) === 200,
+      {
+        timeoutMs: READY_TIMEOUT_MS,
+        abortIf: () => (this.apiserver.isRunning() ? undefined : `exited; see ${this.apiserver.logFile}`),
+      },
+    );
+  }
+
+  private async prepare(): Promise<void> {
+    const logDir = join(this.dir, 'logs');
+    await mkdir(logDir, { recursive: true });
+    await mkdir(join(this.dir, 'pki'), { recursive: true });
+    this.bins = await kubeBinaries();
+    this.pki = await ensureClusterPki(join(this.dir, 'pki'));
+    this.ports = await allocatePorts();
+    const admin = await issueClientCert(this.pki, ADMIN_USER, ['system:masters']);
+    await writeKubeconfig(this.kubeconfigPath, {
+      clusterName: this.name,
+      server: this.server,
+      caFile: this.pki.caCert,
+      certFile: admin.cert,
+      keyFile: admin.key,
+      user: ADMIN_USER,
+    });
+    const proc = (name: string, command: string, args: string[]): ManagedProcess =>
+      new ManagedProcess({ name, command, args, logDir, ...(this.pidFile ? { pidFile: this.pidFile } : {}) });
+    this.etcd = proc('etcd', this.bins.etcd, this.etcdArgs());
+    this.apiserver = proc('kube-apiserver', this.bins.kubeApiserver, this.apiserverArgs());
+    this.controllers = [proc('kube-controller-manager', this.bins.kubeControllerManager, this.kcmArgs())];
+    if (this.role === 'member') {
+      this.controllers.push(proc('kube-scheduler', this.bins.kubeScheduler, this.schedulerArgs()));
+      this.controllers.push(proc('kwok', this.bins.kwok, this.kwokArgs()));
+    }
+  }
+
+  private etcdArgs(): string[] {
+    const client = `http://127.0.0.1:${this.ports.etcdClient}`;
+    const peer = `http://127.0.0.1:${this.ports.etcdPeer}`;
+    return [
+      `--name=${this.name}`,
+      `--data-dir=${join(this.dir, 'etcd')}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=${this.name}=${peer}`,
+      // Test data is disposable: skip fsync so that a 2-core machine keeps up.
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ];
+  }
+
+  private apiserverArgs(): string[] {
+    return [
+      `--etcd-servers=http://127.0.0.1:${this.ports.etcdClient}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${this.ports.api}`,
+      `--tls-cert-file=${this.pki.servingCert}`,
+      `--tls-private-key-file=${this.pki.servingKey}`,
+      `--client-ca-file=${this.pki.caCert}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${this.pki.serviceAccountPub}`,
+      `--service-account-signing-key-file=${this.pki.serviceAccountKey}`,
+      '--authorization-mode=RBAC',
+      // No token controller on purpose: pods need no ServiceAccount to run on KWOK nodes.
+      '--disable-admission-plugins=ServiceAccount',
+      '--allow-privileged=true',
+      '--profiling=false',
+      '--v=1',
+    ];
+  }
+
+  private kcmArgs(): string[] {
+    return [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--authentication-kubeconfig=${this.kubeconfigPath}`,
+      `--authorization-kubeconfig=${this.kubeconfigPath}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${this.ports.controllerManager}`,
+      `--service-account-private-key-file=${this.pki.serviceAccountKey}`,
+      `--root-ca-file=${this.pki.caCert}`,
+      '--use-service-account-credentials=false',
+      `--controllers=${this.role === 'member' ? '*' : CONTROL_PLANE_CONTROLLERS}`,
+      '--profiling=false',
+      '--v=1',
+    ];
+  }
+
+  private schedulerArgs(): string[] {
+    return [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--authentication-kubeconfig=${this.kubeconfigPath}`,
+      `--authorization-kubeconfig=${this.kubeconfigPath}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${this.ports.scheduler}`,
+      '--profiling=false',
+      '--v=1',
+    ];
+  }
+
+  private kwokArgs(): string[] {
+    return [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      '--manage-all-nodes=true',
+      `--server-address=127.0.0.1:${this.ports.kwok}`,
+      '--cidr=10.244.0.0/16',
+      '--node-ip=10.0.0.1',
+      '--node-lease-duration-seconds=40',
+    ];
+  }
+
+  /** Last lines of a process log, for error messages. */
+  async logTail(process: 'etcd' | 'kube-apiserver', lines = 20): Promise<string> {
+    const text = await readFile(join(this.dir, 'logs', `${process}.log`), 'utf8').catch(() => '');
+    return text.split('\n').slice(-lines).join('\n');
+  }
+}

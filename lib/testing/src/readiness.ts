@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:https';
+
+export interface TlsFiles {
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** One GET over mutual TLS; resolves with the status code (0 when the connection failed). */
+export async function httpsStatus(url: string, tls: TlsFiles, timeoutMs = 3_000): Promise<number> {
+  const [ca, cert, key] = await Promise.all([
+    readFile(tls.caFile),
+    readFile(tls.certFile),
+    readFile(tls.keyFile),
+  ]);
+  return new Promise((resolve) => {
+    const req = request(url, { ca, cert, key, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        resolve(res.statusCode ?? 0);
+      });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => {
+      resolve(0);
+    });
+    req.end();
+  });
+}
+
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  readonly intervalMs?: number;
+  /** Checked on every round: a reason to give up early (e.g. the process died). */
+  readonly abortIf?: () => string | undefined;
+}
+
+/** Polls `probe` until it returns true; throws with `what` after the timeout. */
+export async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  opts: WaitOptions,
+): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const reason = opts.abortIf?.();
+    if (reason !== undefined) throw new Error(`${what}: ${reason}`);
+    if (await probe()) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not done after ${opts.timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 250));
+  }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Everything the tests and the demo need, idempotently: Node 24, npm dependencies, and the
+# Kubernetes binaries built from source. Prints the PATH to use on its last line.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+NODE_BIN="$(bash scripts/ensure-node.sh)"
+export PATH="$NODE_BIN:$PATH"
+
+# npm ci only when the lock file changed since the last install.
+stamp="node_modules/.kf-lock-stamp"
+lock_sum="$(sha256sum package-lock.json | cut -d' ' -f1)-$(node --version)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$lock_sum" >"$stamp"
+fi
+
+bash scripts/build-kube.sh >/dev/null
+echo "$PATH"

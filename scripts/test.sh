@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every check and test: typecheck, lint, format, then unit and integration tests (the
+# integration tests start real etcd, kube-apiserver, controller-manager, scheduler and KWOK).
+# Ends with a plain "N passed, N failed, N skipped" line.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+export PATH="$(bash scripts/setup.sh | tail -n 1)"
+
+status=0
+log "typecheck, lint, format"
+npm run --silent check || status=1
+
+mkdir -p .run
+report=".run/test-report.json"
+rm -f "$report"
+log "vitest (unit + integration)"
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=1
+
+if [ -f "$report" ]; then
+  node -e '
+    const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+  ' "$report"
+else
+  echo "0 passed, 1 failed"
+  status=1
+fi
+exit $status
