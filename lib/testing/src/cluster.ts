@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeBinaries, type KubeBinaries } from './binaries.ts';
 import { writeKubeconfig } from './kubeconfig-file.ts';
+import { removeRunDir } from './run-dir.ts';
 import { ensureClusterPki, issueClientCert, type ClusterPki } from './pki.ts';
 import { freePort } from './ports.ts';
 import { ManagedProcess } from './process.ts';
@@ -18,6 +19,8 @@ export interface LocalClusterOptions {
   readonly dir: string;
   /** File collecting the pids of every process started (for an out-of-process tear-down). */
   readonly pidFile?: string;
+  /** Folder that destroy() deletes (default: `dir`). */
+  readonly ownedDir?: string;
 }
 
 interface Ports {
@@ -66,6 +69,7 @@ export class LocalCluster implements ClusterHandle {
   readonly dir: string;
   readonly kubeconfigPath: string;
   private readonly pidFile: string | undefined;
+  private readonly ownedDir: string;
   private ports!: Ports;
   private pki!: ClusterPki;
   private bins!: KubeBinaries;
@@ -78,6 +82,7 @@ export class LocalCluster implements ClusterHandle {
     this.role = opts.role;
     this.dir = opts.dir;
     this.pidFile = opts.pidFile;
+    this.ownedDir = opts.ownedDir ?? opts.dir;
     this.kubeconfigPath = join(opts.dir, 'kubeconfig');
   }
 
@@ -140,6 +145,11 @@ export class LocalCluster implements ClusterHandle {
     for (const p of [...this.controllers].reverse()) await p.stop();
     await this.apiserver.stop();
     await this.etcd.stop();
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    await removeRunDir(this.ownedDir);
   }
 
   async restartApiServer(): Promise<void> {

@@ -1,20 +1,13 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT } from './binaries.ts';
 import { LocalCluster } from './cluster.ts';
 import { installCrds } from './crds.ts';
 import { createKwokNodes } from './kwok-nodes.ts';
+import { newRunDir, removeRunDir } from './run-dir.ts';
 import type { Federation, FederationOptions, MemberOptions } from './types.ts';
 
 export const CONTROL_PLANE_NAME = 'karmada';
 export const PID_FILE = 'pids';
-
-/** A fresh run folder under .run/ in the repository (git-ignored). */
-export async function newRunDir(prefix = 'federation'): Promise<string> {
-  const root = join(REPO_ROOT, '.run');
-  await mkdir(root, { recursive: true });
-  return mkdtemp(join(root, `${prefix}-`));
-}
 
 /** Starts the control plane only: etcd, kube-apiserver and kube-controller-manager, CRDs installed. */
 export async function startControlPlane(
@@ -26,6 +19,8 @@ export async function startControlPlane(
     role: 'control-plane',
     dir: join(runDir, CONTROL_PLANE_NAME),
     pidFile: join(runDir, PID_FILE),
+    // A control plane started on its own owns its run folder.
+    ...(opts.runDir === undefined ? { ownedDir: runDir } : {}),
   });
   try {
     if (opts.installCrds !== false) await installCrds(cluster);
@@ -61,13 +56,21 @@ export async function startMember(
   return cluster;
 }
 
-class LocalFederation implements Federation {
+export class LocalFederation implements Federation {
   readonly runDir: string;
   readonly controlPlane: LocalCluster;
   readonly members: readonly LocalCluster[];
 
-  constructor(runDir: string, controlPlane: LocalCluster, members: readonly LocalCluster[]) {
+  private readonly ownsRunDir: boolean;
+
+  constructor(
+    runDir: string,
+    controlPlane: LocalCluster,
+    members: readonly LocalCluster[],
+    ownsRunDir: boolean,
+  ) {
     this.runDir = runDir;
+    this.ownsRunDir = ownsRunDir;
     this.controlPlane = controlPlane;
     this.members = members;
   }
@@ -81,19 +84,18 @@ class LocalFederation implements Federation {
   async stop(): Promise<void> {
     await Promise.all([...this.members, this.controlPlane].map((c) => c.stop()));
   }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    if (this.ownsRunDir) await removeRunDir(this.runDir);
+  }
 }
 
 /**
  * Starts a control plane and N members (member1..memberN). Clusters start one after another:
  * on a 2-core machine parallel API server start-ups only slow each other down.
  */
-export async function startFederation(opts: FederationOptions = {}): Promise<
-  Federation & {
-    readonly controlPlane: LocalCluster;
-    readonly members: readonly LocalCluster[];
-    member(name: string): LocalCluster;
-  }
-> {
+export async function startFederation(opts: FederationOptions = {}): Promise<LocalFederation> {
   const runDir = opts.runDir ?? (await newRunDir());
   await mkdir(runDir, { recursive: true });
   const started: LocalCluster[] = [];
@@ -121,7 +123,7 @@ export async function startFederation(opts: FederationOptions = {}): Promise<
         2,
       ),
     );
-    return new LocalFederation(runDir, controlPlane, members);
+    return new LocalFederation(runDir, controlPlane, members, opts.runDir === undefined);
   } catch (err) {
     await Promise.all(started.map((c) => c.stop()));
     throw err;
@@ -146,8 +148,4 @@ export async function killRun(runDir: string): Promise<number> {
     }
   }
   return killed;
-}
-
-export async function removeRunDir(runDir: string): Promise<void> {
-  await rm(runDir, { recursive: true, force: true });
 }

@@ -7,10 +7,11 @@ export {
   startControlPlane,
   startMember,
   startFederation,
-  newRunDir,
   killRun,
-  removeRunDir,
+  type LocalFederation,
 } from './federation.ts';
+export { newRunDir, removeRunDir } from './run-dir.ts';
 export { ManagedProcess, type ProcessSpec } from './process.ts';
 export { freePort } from './ports.ts';
-export { waitUntil } from './readiness.ts';
+export { waitUntil, httpsStatus } from './readiness.ts';
+export { demoDeployment, rollOut } from './rollout.ts';

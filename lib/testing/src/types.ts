@@ -23,6 +23,8 @@ export interface ClusterHandle {
   restartApiServer(): Promise<void>;
   /** True while the API server process runs. */
   isRunning(): boolean;
+  /** stop(), then delete the folder the harness made for it (unless KF_KEEP_RUNS=1). */
+  destroy(): Promise<void>;
 }
 
 export interface MemberOptions {
@@ -47,6 +49,8 @@ export interface Federation {
   readonly controlPlane: ClusterHandle;
   readonly members: readonly ClusterHandle[];
   member(name: string): ClusterHandle;
-  /** Stops every process started for this federation; leaves none behind. */
+  /** Stops every process started for this federation; leaves none behind. Data is kept. */
   stop(): Promise<void>;
+  /** stop(), then delete the run folder if the harness made it (unless KF_KEEP_RUNS=1). */
+  destroy(): Promise<void>;
 }

@@ -34,16 +34,25 @@ describe('local federation', () => {
   });
 
   afterAll(async () => {
-    await fed.stop();
+    await fed.destroy();
   });
 
   it('lists Ready KWOK nodes on a member through kubectl', async () => {
     const member = fed.member('member1');
     const { stdout } = await execFileAsync(
       member.kubectlPath,
-      member.kubectlArgs('get', 'nodes', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status'),
+      member.kubectlArgs(
+        'get',
+        'nodes',
+        '--no-headers',
+        '-o',
+        'custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status',
+      ),
     );
-    const rows = stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
     expect(rows).toEqual([
       ['member1-node-0', 'True'],
       ['member1-node-1', 'True'],
@@ -58,7 +67,9 @@ describe('local federation', () => {
 
   it('has every CRD of deploy/crds Established on the control plane', async () => {
     const api = fed.controlPlane.kubeConfig().makeApiClient(ApiextensionsV1Api);
-    const crds = (await api.listCustomResourceDefinition()).items.filter((c) => c.spec.group.endsWith('karmada.io'));
+    const crds = (await api.listCustomResourceDefinition()).items.filter((c) =>
+      c.spec.group.endsWith('karmada.io'),
+    );
     expect(crds.length).toBeGreaterThanOrEqual(9);
     for (const crd of crds) {
       const established = crd.status?.conditions?.find((c) => c.type === 'Established');

@@ -58,7 +58,7 @@ export async function runFederationUp(opts: UpOptions): Promise<void> {
     }
   } finally {
     timeline.mark('tearing down');
-    await fed.stop();
+    await fed.destroy();
     timeline.mark('all processes stopped');
   }
 }
