@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { converged, keysFrom, recheckIn, type ObjectEventHandler, type ObjectSource } from './controller.ts';
+
+interface Pod {
+  readonly name: string;
+  readonly owner: string;
+}
+
+function source(pods: Pod[]): ObjectSource<Pod> & { emit: ObjectEventHandler<Pod> } {
+  const handlers = new Set<ObjectEventHandler<Pod>>();
+  return {
+    list: () => pods,
+    onEvent: (h) => {
+      handlers.add(h);
+      return () => handlers.delete(h);
+    },
+    synced: () => Promise.resolve(),
+    emit: (type, obj, old) => {
+      for (const h of handlers) h(type, obj, old);
+    },
+  };
+}
+
+describe('keysFrom', () => {
+  it('lists each key once for resync', () => {
+    const s = keysFrom(
+      source([
+        { name: 'p1', owner: 'a' },
+        { name: 'p2', owner: 'a' },
+        { name: 'p3', owner: 'b' },
+      ]),
+      (p) => [p.owner],
+    );
+    expect(s.keys()).toEqual(['a', 'b']);
+  });
+
+  it('queues the keys of the new and the old object once per event', () => {
+    const pods = source([]);
+    const queued: string[] = [];
+    const unsubscribe = keysFrom(pods, (p) => [p.owner]).onChange((k) => queued.push(k));
+    pods.emit('ADDED', { name: 'p1', owner: 'a' });
+    pods.emit('MODIFIED', { name: 'p1', owner: 'b' }, { name: 'p1', owner: 'a' });
+    pods.emit('MODIFIED', { name: 'p1', owner: 'b' }, { name: 'p1', owner: 'b' });
+    pods.emit('DELETED', { name: 'p1', owner: 'b' });
+    expect(queued).toEqual(['a', 'b', 'a', 'b', 'b']);
+    unsubscribe();
+    pods.emit('ADDED', { name: 'p2', owner: 'c' });
+    expect(queued).toHaveLength(5);
+  });
+
+  it('passes synced through', async () => {
+    await expect(keysFrom(source([]), (p) => [p.name]).synced()).resolves.toBeUndefined();
+  });
+});
+
+describe('outcomes', () => {
+  it.each([
+    [5_000, 5_000],
+    [0, 0],
+    [-20, 0],
+    [0.5, 0.5],
+  ])('recheckIn(%d) asks for a recheck after %d ms', (ms, expected) => {
+    expect(recheckIn(ms).recheckInMs).toBe(expected);
+  });
+
+  it('recheckIn refuses delays that are not finite', () => {
+    expect(() => recheckIn(Number.NaN)).toThrow(RangeError);
+    expect(() => recheckIn(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+
+  it('converged asks for nothing', () => {
+    expect(converged().recheckInMs).toBeUndefined();
+  });
+});

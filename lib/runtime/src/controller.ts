@@ -1,0 +1,120 @@
+import type { Logger } from './logger.ts';
+
+/**
+ * The controller contract. A controller maps changes to keys (`name` or `namespace/name`) and
+ * reconciles one key at a time; the runner owns queueing, retries, log context and metrics.
+ *
+ * A reconcile re-reads the world for its key, converges it and is safe to run twice. It:
+ * - returns {@link converged} when nothing more is due;
+ * - returns {@link recheckIn} for time-based transitions (the exact time the next threshold is
+ *   crossed);
+ * - throws to be retried with per-key exponential backoff (conflicts, unavailable API…);
+ * - throws `TerminalError` when only a change to the object can help.
+ */
+export interface ControllerSpec {
+  /** kebab-case; also the `controller` log binding and metric label. */
+  readonly name: string;
+  /** Where keys come from. Workers start only once every source has synced. */
+  readonly sources: readonly Source[];
+  reconcile(key: string, ctx: ReconcileContext): Promise<Outcome>;
+  /** Keys reconciled concurrently (never the same key twice at once). Default 1. */
+  readonly workers?: number;
+  /**
+   * Period of the safety-net resync that queues every key of every source again, in ms
+   * (default {@link DEFAULT_RESYNC_PERIOD_MS}; 0 turns it off).
+   */
+  readonly resyncPeriodMs?: number;
+}
+
+/** What a reconcile gets besides its key. */
+export interface ReconcileContext {
+  /** Bound to `{ controller, key, reconcileId }`. */
+  readonly log: Logger;
+  /** Wall-clock ms from the injected clock; pure rules take this, never `Date.now()`. */
+  readonly now: () => number;
+  /** Aborts when the controller stops: pass it to API calls and sleeps. */
+  readonly signal: AbortSignal;
+}
+
+/** How a reconcile ended when it did not throw; make it with {@link converged} or {@link recheckIn}. */
+export interface Outcome {
+  /** Reconcile the key again after this many ms, even if nothing changes. */
+  readonly recheckInMs?: number;
+}
+
+/**
+ * Ten minutes: resync only repairs missed events (a bug or a dropped watch), so it can be rare;
+ * time-based work uses {@link recheckIn} instead.
+ */
+export const DEFAULT_RESYNC_PERIOD_MS = 10 * 60_000;
+
+const CONVERGED: Outcome = Object.freeze({});
+
+/** The key is as it should be; only a change (or the periodic resync) queues it again. */
+export function converged(): Outcome {
+  return CONVERGED;
+}
+
+/**
+ * Reconcile the key again after `ms` (a deadline already passed gives 0: at once). Earlier
+ * requests for the same key win over later ones. Throws a RangeError for NaN or infinite delays,
+ * which are bugs in the caller's arithmetic.
+ */
+export function recheckIn(ms: number): Outcome {
+  if (!Number.isFinite(ms)) throw new RangeError(`recheckIn needs a finite delay, got ${ms}`);
+  return Object.freeze({ recheckInMs: Math.max(0, ms) });
+}
+
+/**
+ * A stream of keys to reconcile, as the runner consumes it. Usually made by {@link keysFrom};
+ * anything else that can name keys (a timer, another controller) may implement it directly.
+ */
+export interface Source {
+  /** Calls `enqueue` for every key affected by a change; returns a function that unsubscribes. */
+  onChange(enqueue: (key: string) => void): () => void;
+  /** Every key known now, for the initial fill and the periodic resync. */
+  keys(): readonly string[];
+  /** Resolves once the source holds a complete view (initial list done). */
+  synced(): Promise<void>;
+}
+
+/** Kind of change an {@link ObjectSource} reports. */
+export type ObjectEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Receives one change: the object as it is now (for DELETED, as last seen) and, for MODIFIED, before. */
+export type ObjectEventHandler<T> = (type: ObjectEventType, obj: T, old?: T) => void;
+
+/**
+ * The minimal informer contract the runner needs; `@kf/kube`'s watch cache implements it (and may
+ * offer more, such as `get(key)`). Implementations must:
+ * - call handlers synchronously after the cache was updated, so `list()` inside a handler already
+ *   reflects the change, and keep calling them across re-lists and watch restarts (after a re-list,
+ *   report the differences as ADDED / MODIFIED / DELETED);
+ * - hand out objects that callers must treat as read-only (controllers `structuredClone` first);
+ * - resolve `synced()` once the first complete list is in the cache, and keep it resolved;
+ * - return an unsubscribe function from `onEvent` that is safe to call more than once.
+ */
+export interface ObjectSource<T> {
+  /** Every object in the cache now. */
+  list(): readonly T[];
+  onEvent(handler: ObjectEventHandler<T>): () => void;
+  synced(): Promise<void>;
+}
+
+/**
+ * Adapts an {@link ObjectSource} to a {@link Source}: `keysOf` maps an object to the keys it
+ * affects (itself, or its owner for related objects). A modification queues the keys of both the
+ * new and the old object, so moving a reference also reconciles what it moved away from.
+ */
+export function keysFrom<T>(objects: ObjectSource<T>, keysOf: (obj: T) => readonly string[]): Source {
+  return {
+    onChange: (enqueue) =>
+      objects.onEvent((_type, obj, old) => {
+        const keys = new Set(keysOf(obj));
+        if (old !== undefined) for (const key of keysOf(old)) keys.add(key);
+        for (const key of keys) enqueue(key);
+      }),
+    keys: () => [...new Set(objects.list().flatMap((obj) => keysOf(obj)))],
+    synced: () => objects.synced(),
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * @kf/runtime: what every karmada-failover process runs on. Work queue and controller runner,
+ * Manager (runnables, leadership hook, shutdown), health/metrics HTTP server, clock and backoff,
+ * logger and metrics factories, CLI helpers and signal handling.
+ */
+export { DEFAULT_BACKOFF, backoffDelayMs, type BackoffPolicy } from './backoff.ts';
+export {
+  DEFAULT_ENV_PREFIX,
+  LOG_LEVELS,
+  collectProblems,
+  durationFlag,
+  envVarName,
+  exitCodeFor,
+  flag,
+  formatDuration,
+  parseGoDuration,
+  parseLogLevel,
+  parsePositiveInt,
+  parseRatio,
+  type Problems,
+} from './cli.ts';
+export { systemClock, type Clock } from './clock.ts';
+export {
+  DEFAULT_RESYNC_PERIOD_MS,
+  converged,
+  keysFrom,
+  recheckIn,
+  type ControllerSpec,
+  type ObjectEventHandler,
+  type ObjectEventType,
+  type ObjectSource,
+  type Outcome,
+  type ReconcileContext,
+  type Source,
+} from './controller.ts';
+export {
+  RECONCILE_RESULTS,
+  createControllerMetrics,
+  type BoundControllerMetrics,
+  type ControllerMetrics,
+  type ControllerMetricsOptions,
+  type ReconcileResult,
+} from './controller-metrics.ts';
+export { ConfigError, ShutdownTimeoutError, TerminalError } from './errors.ts';
+export { HealthChecks, type CheckResult, type HealthCheck } from './health.ts';
+export { startHttpServer, type HttpServer, type HttpServerOptions } from './http-server.ts';
+export { REDACT_PATHS, createLogger, type LogLevel, type Logger, type LoggerOptions } from './logger.ts';
+export {
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  Manager,
+  type Leadership,
+  type ManagerOptions,
+  type Runnable,
+} from './manager.ts';
+export { ManualClock } from './manual-clock.ts';
+export {
+  DEFAULT_METRIC_PREFIX,
+  SECONDS_BUCKETS,
+  createRegistry,
+  makeCounter,
+  makeGauge,
+  makeHistogram,
+  type RegistryOptions,
+} from './metrics.ts';
+export { retryWithBackoff, type RetryInfo, type RetryOptions } from './retry.ts';
+export {
+  controllerRunnable,
+  runController,
+  type ControllerRunnableOptions,
+  type RunnerDeps,
+} from './runner.ts';
+export {
+  onShutdownSignal,
+  type ShutdownSignalOptions,
+  type ShutdownSubscription,
+  type SignalSource,
+} from './signals.ts';
+export { WorkQueue, type WorkQueueMetrics, type WorkQueueOptions } from './work-queue.ts';

@@ -1,0 +1,376 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import {
+  converged,
+  keysFrom,
+  recheckIn,
+  type ControllerSpec,
+  type ObjectEventHandler,
+  type ObjectEventType,
+  type ObjectSource,
+  type Outcome,
+  type ReconcileContext,
+} from './controller.ts';
+import { createControllerMetrics } from './controller-metrics.ts';
+import { TerminalError } from './errors.ts';
+import { createLogger } from './logger.ts';
+import { ManualClock } from './manual-clock.ts';
+import { controllerRunnable, runController, type RunnerDeps } from './runner.ts';
+
+interface Obj {
+  readonly name: string;
+  readonly owner?: string;
+}
+
+/** In-memory ObjectSource double: the test decides when it is synced and what changes. */
+class MemorySource implements ObjectSource<Obj> {
+  readonly objects = new Map<string, Obj>();
+  readonly handlers = new Set<ObjectEventHandler<Obj>>();
+  #resolveSynced: () => void = () => undefined;
+  readonly #synced = new Promise<void>((resolve) => (this.#resolveSynced = resolve));
+
+  constructor(initial: readonly Obj[] = [], synced = true) {
+    for (const o of initial) this.objects.set(o.name, o);
+    if (synced) this.markSynced();
+  }
+
+  markSynced(): void {
+    this.#resolveSynced();
+  }
+
+  list(): readonly Obj[] {
+    return [...this.objects.values()];
+  }
+
+  onEvent(handler: ObjectEventHandler<Obj>): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  synced(): Promise<void> {
+    return this.#synced;
+  }
+
+  emit(type: ObjectEventType, obj: Obj): void {
+    const old = this.objects.get(obj.name);
+    if (type === 'DELETED') this.objects.delete(obj.name);
+    else this.objects.set(obj.name, obj);
+    for (const h of this.handlers) h(type, obj, type === 'MODIFIED' ? old : undefined);
+  }
+}
+
+function sink(): { write: (msg: string) => void; lines: () => Record<string, unknown>[] } {
+  const chunks: string[] = [];
+  return {
+    write: (msg) => void chunks.push(msg),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+type Reconcile = (key: string, ctx: ReconcileContext) => Promise<Outcome>;
+
+interface Harness {
+  readonly calls: string[];
+  readonly clock: ManualClock;
+  readonly stop: AbortController;
+  readonly done: Promise<void>;
+  readonly out: ReturnType<typeof sink>;
+  readonly registry: Registry;
+}
+
+function start(
+  sources: ControllerSpec['sources'],
+  reconcile: Reconcile = () => Promise.resolve(converged()),
+  extra: Partial<ControllerSpec> & { deps?: Partial<RunnerDeps> } = {},
+): Harness {
+  const calls: string[] = [];
+  const clock = new ManualClock();
+  const stop = new AbortController();
+  const out = sink();
+  const registry = new Registry();
+  const spec: ControllerSpec = {
+    name: 'test-controller',
+    sources,
+    resyncPeriodMs: 0,
+    ...extra,
+    reconcile: (key, ctx) => {
+      calls.push(key);
+      return reconcile(key, ctx);
+    },
+  };
+  const deps: RunnerDeps = {
+    log: createLogger({ component: 'test', level: 'debug', destination: out }),
+    metrics: createControllerMetrics(registry),
+    clock,
+    random: () => 0.5,
+    backoff: { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0.2 },
+    ...extra.deps,
+  };
+  const done = runController(spec, deps, stop.signal);
+  return { calls, clock, stop, done, out, registry };
+}
+
+const poll = { timeout: 5_000, interval: 5 };
+
+describe('runController', () => {
+  it('waits for every source to sync, then reconciles each known key once', async () => {
+    const a = new MemorySource([{ name: 'x' }, { name: 'y' }], false);
+    const b = new MemorySource([{ name: 'z', owner: 'x' }], false);
+    const h = start([keysFrom(a, (o) => [o.name]), keysFrom(b, (o) => [o.owner ?? o.name])]);
+    a.emit('ADDED', { name: 'w' }); // before sync: queued, not yet processed
+    a.markSynced();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.calls).toEqual([]);
+    b.markSynced();
+    await expect.poll(() => [...h.calls].sort(), poll).toEqual(['w', 'x', 'y']);
+    h.stop.abort();
+    await h.done;
+    expect(h.calls).toHaveLength(3);
+  });
+
+  it('maps events to keys, including the old owner of a modified object', async () => {
+    const objs = new MemorySource([{ name: 'p1', owner: 'a' }]);
+    const h = start([keysFrom(objs, (o) => (o.owner === undefined ? [] : [o.owner]))]);
+    await expect.poll(() => h.calls, poll).toEqual(['a']);
+    objs.emit('MODIFIED', { name: 'p1', owner: 'b' });
+    await expect.poll(() => [...h.calls].sort(), poll).toEqual(['a', 'a', 'b']);
+    objs.emit('DELETED', { name: 'p1', owner: 'b' });
+    await expect.poll(() => h.calls.length, poll).toBe(4);
+    h.stop.abort();
+    await h.done;
+    expect(objs.handlers.size).toBe(0); // unsubscribed
+  });
+
+  it('reconciles again after the delay a recheck asked for', async () => {
+    const h = start([keysFrom(new MemorySource([{ name: 'k' }]), (o) => [o.name])], () =>
+      Promise.resolve(recheckIn(5_000)),
+    );
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    await h.clock.advance(4_999);
+    expect(h.calls).toHaveLength(1);
+    await h.clock.advance(1);
+    await expect.poll(() => h.calls.length, poll).toBe(2);
+    h.stop.abort();
+    await h.done;
+  });
+
+  it('retries a failing key with growing backoff and resets it after success', async () => {
+    let failuresLeft = 3;
+    const objs = new MemorySource([{ name: 'k' }]);
+    const h = start([keysFrom(objs, (o) => [o.name])], () => {
+      if (failuresLeft-- > 0) return Promise.reject(new Error('apiserver unavailable'));
+      return Promise.resolve(converged());
+    });
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    for (const [delayMs, callsAfter] of [
+      [100, 2],
+      [200, 3],
+      [400, 4],
+    ] as const) {
+      await h.clock.advance(delayMs - 1);
+      expect(h.calls).toHaveLength(callsAfter - 1);
+      await h.clock.advance(1);
+      await expect.poll(() => h.calls.length, poll).toBe(callsAfter);
+    }
+    await h.clock.advance(10_000);
+    expect(h.calls).toHaveLength(4);
+    const warns = h.out.lines().filter((l) => l['level'] === 'warn');
+    expect(warns.map((l) => l['attempt'])).toEqual([1, 2, 3]);
+    expect(warns[0]).toMatchObject({
+      msg: 'reconcile failed; will retry',
+      err: { message: 'apiserver unavailable' },
+    });
+    failuresLeft = 1; // after a success the next failure starts from the initial delay again
+    objs.emit('MODIFIED', { name: 'k' });
+    await expect.poll(() => h.calls.length, poll).toBe(5);
+    await h.clock.advance(99);
+    expect(h.calls).toHaveLength(5);
+    await h.clock.advance(1);
+    await expect.poll(() => h.calls.length, poll).toBe(6);
+    h.stop.abort();
+    await h.done;
+  });
+
+  it('does not retry a terminal error and logs it at error', async () => {
+    const h = start([keysFrom(new MemorySource([{ name: 'bad' }]), (o) => [o.name])], () =>
+      Promise.reject(new TerminalError('spec.placement is invalid')),
+    );
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    await h.clock.advance(60_000);
+    expect(h.calls).toHaveLength(1);
+    expect(h.out.lines().filter((l) => l['level'] === 'error')).toMatchObject([
+      { controller: 'test-controller', key: 'bad', err: { type: 'TerminalError' } },
+    ]);
+    h.stop.abort();
+    await h.done;
+  });
+
+  it('queues every key again at each resync', async () => {
+    const h = start(
+      [keysFrom(new MemorySource([{ name: 'a' }, { name: 'b' }]), (o) => [o.name])],
+      () => Promise.resolve(converged()),
+      { resyncPeriodMs: 60_000, deps: { random: () => 0 } },
+    );
+    await expect.poll(() => h.calls.length, poll).toBe(2);
+    await h.clock.advance(59_999);
+    expect(h.calls).toHaveLength(2);
+    await h.clock.advance(1);
+    await expect.poll(() => h.calls.length, poll).toBe(4);
+    await h.clock.advance(60_000);
+    await expect.poll(() => h.calls.length, poll).toBe(6);
+    h.stop.abort();
+    await h.done;
+  });
+
+  it('binds controller, key and reconcileId to the reconcile logger', async () => {
+    const h = start([keysFrom(new MemorySource([{ name: 'ns/k' }]), (o) => [o.name])], (_key, { log }) => {
+      log.info({ cluster: 'member1' }, 'doing work');
+      return Promise.resolve(converged());
+    });
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    h.stop.abort();
+    await h.done;
+    const line = h.out.lines().find((l) => l['msg'] === 'doing work');
+    expect(line).toMatchObject({ controller: 'test-controller', key: 'ns/k', cluster: 'member1' });
+    expect(String(line?.['reconcileId'])).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('passes the injected clock and a signal that aborts on stop', async () => {
+    let seen: { now: number; signal: AbortSignal } | undefined;
+    const h = start([keysFrom(new MemorySource([{ name: 'k' }]), (o) => [o.name])], (_key, ctx) => {
+      seen = { now: ctx.now(), signal: ctx.signal };
+      return Promise.resolve(converged());
+    });
+    await expect.poll(() => seen, poll).toBeDefined();
+    expect(seen?.now).toBe(h.clock.now());
+    expect(seen?.signal.aborted).toBe(false);
+    h.stop.abort();
+    await h.done;
+    expect(seen?.signal.aborted).toBe(true);
+  });
+
+  it('lets in-flight reconciles finish before resolving on stop', async () => {
+    let release: () => void = () => undefined;
+    let finished = false;
+    const h = start([keysFrom(new MemorySource([{ name: 'slow' }]), (o) => [o.name])], async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      finished = true;
+      return converged();
+    });
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    h.stop.abort();
+    let resolved = false;
+    void h.done.then(() => (resolved = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(resolved).toBe(false);
+    release();
+    await h.done;
+    expect(finished).toBe(true);
+  });
+
+  it('runs several keys at once with several workers, one key at a time', async () => {
+    const objs = new MemorySource(['a', 'b', 'c'].map((name) => ({ name })));
+    const active = new Set<string>();
+    let peak = 0;
+    const releases: (() => void)[] = [];
+    const h = start(
+      [keysFrom(objs, (o) => [o.name])],
+      async (key) => {
+        active.add(key);
+        peak = Math.max(peak, active.size);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        active.delete(key);
+        return converged();
+      },
+      { workers: 3 },
+    );
+    await expect.poll(() => active.size, poll).toBe(3);
+    objs.emit('MODIFIED', { name: 'a' }); // 'a' is running: must wait for done
+    for (const release of releases.splice(0)) release();
+    await expect.poll(() => h.calls.length, poll).toBe(4);
+    for (const release of releases.splice(0)) release();
+    h.stop.abort();
+    await h.done;
+    expect(peak).toBe(3);
+  });
+
+  it('stops without reconciling when aborted before the sources synced', async () => {
+    const never = new MemorySource([{ name: 'k' }], false);
+    const h = start([keysFrom(never, (o) => [o.name])]);
+    h.stop.abort();
+    await h.done;
+    expect(h.calls).toEqual([]);
+    expect(never.handlers.size).toBe(0);
+  });
+
+  it('rejects when a source fails to sync', async () => {
+    const broken = {
+      onChange: () => () => undefined,
+      keys: () => [],
+      synced: () => Promise.reject(new Error('no RBAC')),
+    };
+    await expect(start([broken]).done).rejects.toThrow('no RBAC');
+  });
+
+  it('rejects a spec with a bad worker count', async () => {
+    await expect(start([], undefined, { workers: 0 }).done).rejects.toThrow(RangeError);
+  });
+
+  it('exports reconcile and work queue metrics, zeroed before the first reconcile', async () => {
+    const objs = new MemorySource([], true);
+    let fail = true;
+    const h = start([keysFrom(objs, (o) => [o.name])], () =>
+      fail ? Promise.reject(new Error('conflict')) : Promise.resolve(converged()),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = await h.registry.metrics();
+    for (const result of ['success', 'recheck', 'error', 'terminal_error']) {
+      expect(before).toContain(
+        `karmada_failover_reconcile_total{controller="test-controller",result="${result}"} 0`,
+      );
+    }
+    expect(before).toContain('karmada_failover_workqueue_depth{controller="test-controller"} 0');
+    objs.emit('ADDED', { name: 'k' });
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    fail = false;
+    await h.clock.advance(100);
+    await expect.poll(() => h.calls.length, poll).toBe(2);
+    h.stop.abort();
+    await h.done;
+    const text = await h.registry.metrics();
+    expect(text).toContain('karmada_failover_reconcile_total{controller="test-controller",result="error"} 1');
+    expect(text).toContain(
+      'karmada_failover_reconcile_total{controller="test-controller",result="success"} 1',
+    );
+    expect(text).toContain('karmada_failover_workqueue_adds_total{controller="test-controller"} 2');
+    expect(text).toContain('karmada_failover_workqueue_retries_total{controller="test-controller"} 1');
+    expect(text).toContain(
+      'karmada_failover_reconcile_duration_seconds_count{controller="test-controller"} 2',
+    );
+    expect(text).toContain(
+      'karmada_failover_workqueue_work_duration_seconds_count{controller="test-controller"} 2',
+    );
+    expect(text).toContain(
+      'karmada_failover_workqueue_queue_duration_seconds_count{controller="test-controller"} 2',
+    );
+  });
+});
+
+describe('controllerRunnable', () => {
+  it('wraps a controller as a leader-only runnable by default', async () => {
+    const spec: ControllerSpec = { name: 'c', sources: [], reconcile: () => Promise.resolve(converged()) };
+    const deps: RunnerDeps = { log: createLogger({ component: 't', level: 'silent' }) };
+    const r = controllerRunnable(spec, deps);
+    expect(r).toMatchObject({ name: 'c', needLeaderElection: true });
+    expect(controllerRunnable(spec, deps, { needLeaderElection: false }).needLeaderElection).toBe(false);
+    const stop = new AbortController();
+    const running = r.start(stop.signal);
+    stop.abort();
+    await expect(running).resolves.toBeUndefined();
+  });
+});

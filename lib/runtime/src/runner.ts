@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { BackoffPolicy } from './backoff.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { DEFAULT_RESYNC_PERIOD_MS, type ControllerSpec, type Outcome, type Source } from './controller.ts';
+import type { BoundControllerMetrics, ControllerMetrics, ReconcileResult } from './controller-metrics.ts';
+import { TerminalError } from './errors.ts';
+import type { Logger } from './logger.ts';
+import type { Runnable } from './manager.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** What the runner needs from the process; everything but `log` has a production default. */
+export interface RunnerDeps {
+  /** Parent logger; the runner binds `{ controller }` and per reconcile `{ key, reconcileId }`. */
+  readonly log: Logger;
+  /** From `createControllerMetrics(registry)`; no metrics when absent. */
+  readonly metrics?: ControllerMetrics;
+  readonly clock?: Clock;
+  /** Per-key retry backoff (default `DEFAULT_BACKOFF`). */
+  readonly backoff?: BackoffPolicy;
+  /** Jitter source in [0, 1) for backoff and resync (default `Math.random`). */
+  readonly random?: () => number;
+}
+
+interface Running {
+  readonly spec: ControllerSpec;
+  readonly queue: WorkQueue;
+  readonly log: Logger;
+  readonly metrics: BoundControllerMetrics | undefined;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one controller until `signal` aborts: subscribes to its sources, waits until all have
+ * synced, queues every known key, then reconciles with `spec.workers` workers and resyncs
+ * periodically. On abort it stops taking keys, lets in-flight reconciles finish (their
+ * `ctx.signal` is aborted too) and resolves. Rejects if a source's `synced()` rejects.
+ *
+ * This is the only place outcomes are handled: success → forget the key's failures;
+ * `recheckIn` → add after the delay; `TerminalError` → forget and log at error; any other
+ * error → add with per-key backoff and log at warn.
+ */
+export async function runController(
+  spec: ControllerSpec,
+  deps: RunnerDeps,
+  signal: AbortSignal,
+): Promise<void> {
+  const workers = spec.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new RangeError(`controller ${spec.name}: workers must be a positive integer, got ${workers}`);
+  }
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? Math.random;
+  const metrics = deps.metrics?.forController(spec.name);
+  const queue = new WorkQueue({
+    clock,
+    random,
+    ...(deps.backoff === undefined ? {} : { backoff: deps.backoff }),
+    ...(metrics === undefined ? {} : { metrics: metrics.queue }),
+  });
+  const c: Running = {
+    spec,
+    queue,
+    log: deps.log.child({ controller: spec.name }),
+    metrics,
+    clock,
+    random,
+    signal,
+  };
+  // Subscribe before waiting for sync, so that no change between the list and the start is lost.
+  const unsubscribes = spec.sources.map((s) =>
+    s.onChange((key) => {
+      queue.add(key);
+    }),
+  );
+  try {
+    if (!(await untilSynced(spec.sources, signal))) return;
+    c.log.info({ workers }, 'sources synced; starting workers');
+    enqueueAll(c);
+    const loops = [...Array.from({ length: workers }, () => workLoop(c)), resyncLoop(c)];
+    await untilAborted(signal);
+    c.log.info('stopping; waiting for in-flight reconciles');
+    for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
+    await queue.shutDownWithDrain();
+    await Promise.all(loops);
+    c.log.info('stopped');
+  } finally {
+    for (const unsubscribe of unsubscribes) unsubscribe();
+    queue.shutDown();
+  }
+}
+
+export interface ControllerRunnableOptions {
+  /** Run only on the leader (default true: controllers write, so one replica at a time). */
+  readonly needLeaderElection?: boolean;
+}
+
+/** Wraps {@link runController} as a manager {@link Runnable} named after the controller. */
+export function controllerRunnable(
+  spec: ControllerSpec,
+  deps: RunnerDeps,
+  options: ControllerRunnableOptions = {},
+): Runnable {
+  return {
+    name: spec.name,
+    needLeaderElection: options.needLeaderElection ?? true,
+    start: (signal) => runController(spec, deps, signal),
+  };
+}
+
+/** True once every source synced; false if `signal` aborted first. */
+async function untilSynced(sources: readonly Source[], signal: AbortSignal): Promise<boolean> {
+  const synced = Promise.all(sources.map((s) => s.synced())).then(() => true);
+  const aborted = untilAborted(signal).then(() => false);
+  return Promise.race([synced, aborted]);
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+function enqueueAll(c: Running): number {
+  let count = 0;
+  for (const source of c.spec.sources) {
+    for (const key of source.keys()) {
+      c.queue.add(key);
+      count++;
+    }
+  }
+  return count;
+}
+
+async function workLoop(c: Running): Promise<void> {
+  while (await processOne(c)) {
+    // next key
+  }
+}
+
+/** Takes one key and reconciles it; false once the queue is shut down. */
+async function processOne(c: Running): Promise<boolean> {
+  const key = await c.queue.get();
+  if (key === undefined) return false;
+  const log = c.log.child({ key, reconcileId: randomUUID() });
+  const startMs = c.clock.monotonic();
+  let result: ReconcileResult | undefined;
+  try {
+    const outcome = await c.spec.reconcile(key, { log, now: () => c.clock.now(), signal: c.signal });
+    result = settle(c, key, outcome);
+  } catch (err: unknown) {
+    result = settleFailure(c, key, log, err);
+  } finally {
+    const seconds = Math.max(0, c.clock.monotonic() - startMs) / 1000;
+    if (result !== undefined) {
+      c.metrics?.reconciled(result, seconds);
+      log.debug({ result, durationMs: Math.round(seconds * 1000) }, 'reconciled');
+    }
+    c.queue.done(key); // runs once more if it was re-added meanwhile
+  }
+  return true;
+}
+
+function settle(c: Running, key: string, outcome: Outcome): ReconcileResult {
+  c.queue.forget(key); // success resets backoff
+  if (outcome.recheckInMs === undefined) return 'success';
+  c.queue.addAfter(key, outcome.recheckInMs);
+  return 'recheck';
+}
+
+/** Handles a thrown reconcile; undefined when it was only interrupted by shutdown. */
+function settleFailure(c: Running, key: string, log: Logger, err: unknown): ReconcileResult | undefined {
+  if (c.signal.aborted && !(err instanceof TerminalError)) {
+    log.debug({ err }, 'reconcile interrupted by shutdown');
+    return undefined;
+  }
+  if (err instanceof TerminalError) {
+    c.queue.forget(key);
+    log.error({ err }, 'reconcile failed; not retrying until the object changes');
+    return 'terminal_error';
+  }
+  c.queue.addRateLimited(key);
+  log.warn({ err, attempt: c.queue.failures(key) }, 'reconcile failed; will retry');
+  return 'error';
+}
+
+/**
+ * Queues every key again each period, a safety net for missed events. The period is stretched by
+ * up to 10 % at random so that controllers started together do not resync in lockstep.
+ */
+async function resyncLoop(c: Running): Promise<void> {
+  const periodMs = c.spec.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS;
+  if (periodMs <= 0) return;
+  for (;;) {
+    try {
+      await c.clock.sleep(periodMs * (1 + 0.1 * c.random()), c.signal);
+    } catch {
+      return; // aborted: stopping
+    }
+    const keys = enqueueAll(c);
+    c.log.debug({ keys }, 'resync queued every key');
+  }
+}
