@@ -16,5 +16,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   echo "$lock_sum" >"$stamp"
 fi
 
+bash scripts/ensure-apt.sh
 bash scripts/build-kube.sh >/dev/null
 echo "$PATH"
