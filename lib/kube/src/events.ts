@@ -1,0 +1,191 @@
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { systemClock, type Clock, type Logger } from '@kf/runtime';
+import { isNotFound, toKubeError } from './errors.ts';
+import {
+  decideEventWrite,
+  eventDedupeKey,
+  eventName,
+  formatTime,
+  truncateMessage,
+  type RecordedEvent,
+} from './event-dedupe.ts';
+import { ResourceClient } from './resource-client.ts';
+import type { KubeObject, ResourceDescriptor } from './resource.ts';
+
+export type EventType = 'Normal' | 'Warning';
+
+/** core/v1 ObjectReference of the object an Event is about. */
+export interface InvolvedObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+}
+
+/** core/v1 Event as JSON. */
+export interface CoreEvent extends KubeObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+  };
+  readonly involvedObject: InvolvedObject;
+  readonly reason: string;
+  readonly message: string;
+  readonly type: EventType;
+  readonly count?: number;
+  readonly firstTimestamp?: string;
+  readonly lastTimestamp?: string;
+  readonly source?: { readonly component?: string; readonly host?: string };
+  readonly reportingComponent?: string;
+  readonly reportingInstance?: string;
+}
+
+export const CORE_EVENT_RESOURCE: ResourceDescriptor = {
+  group: '',
+  version: 'v1',
+  plural: 'events',
+  namespaced: true,
+  kind: 'Event',
+};
+
+export interface EventRecorderOptions {
+  readonly kubeConfig: KubeConfig;
+  /** `source.component` / `reportingComponent`, e.g. `karmada-agent`. */
+  readonly component: string;
+  /** `source.host` / `reportingInstance` (default: host name). */
+  readonly instance?: string;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  /** A repeat within this time bumps the count of the Event already written (default 10 min). */
+  readonly dedupeWindowMs?: number;
+  /** Events waiting to be written beyond this are dropped (default 1000). */
+  readonly maxPending?: number;
+  /** Recorded events remembered for deduplication (default 4096, least recently used dropped). */
+  readonly cacheSize?: number;
+  /** Deadline of each write (default 10 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Writes core/v1 Events (what `kubectl describe` shows and what Karmada's controllers write
+ * through client-go's recorder). An event repeated within the dedupe window bumps `count` and
+ * `lastTimestamp` of the Event already written. Writes run one at a time in the background;
+ * recording never throws and never blocks the caller: failures are logged.
+ * Cluster-scoped objects get their Events in namespace `default`, as with client-go.
+ */
+export class EventRecorder {
+  private readonly opts: EventRecorderOptions;
+  private readonly client: ResourceClient<CoreEvent>;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly instance: string;
+  private readonly recorded = new Map<string, RecordedEvent>();
+  private tail: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private seq = 0;
+
+  constructor(opts: EventRecorderOptions) {
+    this.opts = opts;
+    this.client = new ResourceClient<CoreEvent>(opts.kubeConfig, CORE_EVENT_RESOURCE, {
+      timeoutMs: opts.timeoutMs ?? 10_000,
+    });
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.log.child({ recorder: opts.component });
+    this.instance = opts.instance ?? hostname();
+  }
+
+  /** Records an event about `regarding` (an object, or a reference to one). */
+  record(regarding: KubeObject | InvolvedObject, type: EventType, reason: string, message: string): void {
+    const ref = referenceOf(regarding);
+    if (ref.name === '') {
+      this.log.warn({ reason }, 'event about an object without a name dropped');
+      return;
+    }
+    if (this.pending >= (this.opts.maxPending ?? 1000)) {
+      this.log.warn({ reason, name: ref.name }, 'too many events pending; event dropped');
+      return;
+    }
+    this.pending++;
+    const text = truncateMessage(message);
+    this.tail = this.tail
+      .then(() => this.write(ref, type, reason, text))
+      .catch((err: unknown) => {
+        this.log.warn({ err: toKubeError(err), reason, name: ref.name }, 'could not write event');
+      })
+      .finally(() => {
+        this.pending--;
+      });
+  }
+
+  /** Resolves once every event recorded so far was written (or failed). */
+  async flush(): Promise<void> {
+    await this.tail;
+  }
+
+  private async write(ref: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+    const key = eventDedupeKey({ ...ref, type, reason, message });
+    const nowMs = this.clock.now();
+    const previous = this.recorded.get(key);
+    const plan = decideEventWrite(previous, nowMs, this.opts.dedupeWindowMs ?? 10 * 60_000);
+    if (plan.kind === 'increment' && previous !== undefined) {
+      try {
+        await this.client.mergePatch(`${previous.namespace}/${previous.name}`, {
+          count: plan.count,
+          lastTimestamp: formatTime(nowMs),
+        });
+        this.remember(key, { ...previous, count: plan.count, lastSeenAtMs: nowMs });
+        return;
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        // Expired (Events live one hour by default): write a new one.
+      }
+    }
+    const namespace = ref.namespace ?? 'default';
+    const name = eventName(ref.name, nowMs, this.seq++);
+    const time = formatTime(nowMs);
+    await this.client.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject: ref,
+      reason,
+      message,
+      type,
+      count: 1,
+      firstTimestamp: time,
+      lastTimestamp: time,
+      source: { component: this.opts.component, host: this.instance },
+      reportingComponent: this.opts.component,
+      reportingInstance: this.instance,
+    });
+    this.remember(key, { name, namespace, count: 1, lastSeenAtMs: nowMs });
+  }
+
+  private remember(key: string, e: RecordedEvent): void {
+    this.recorded.delete(key);
+    this.recorded.set(key, e);
+    const max = this.opts.cacheSize ?? 4096;
+    while (this.recorded.size > max) {
+      const oldest = this.recorded.keys().next();
+      if (oldest.done === true) break;
+      this.recorded.delete(oldest.value);
+    }
+  }
+}
+
+/** The ObjectReference for an object or a reference. */
+export function referenceOf(o: KubeObject | InvolvedObject): InvolvedObject {
+  if ('name' in o && typeof o.name === 'string') return o;
+  const obj = o as KubeObject;
+  const m = obj.metadata;
+  return {
+    ...(obj.apiVersion === undefined ? {} : { apiVersion: obj.apiVersion }),
+    ...(obj.kind === undefined ? {} : { kind: obj.kind }),
+    name: m?.name ?? '',
+    ...(m?.namespace === undefined || m.namespace === '' ? {} : { namespace: m.namespace }),
+    ...(m?.uid === undefined ? {} : { uid: m.uid }),
+  };
+}

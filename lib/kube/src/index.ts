@@ -1,0 +1,111 @@
+export {
+  KubeError,
+  codeForStatus,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+  isRetryable,
+  kubeErrorFromResponse,
+  kubeErrorFromStatus,
+  toKubeError,
+  type KubeErrorCode,
+  type KubeErrorOptions,
+  type StatusLike,
+} from './errors.ts';
+export {
+  DEFAULT_API_TIMEOUT_MS,
+  KubeConfigError,
+  apiTimeout,
+  kubeClients,
+  loadKubeConfig,
+  makeApiClient,
+  serverOf,
+  timeoutMiddleware,
+  type ApiClientOptions,
+  type KubeClients,
+  type LoadKubeConfigOptions,
+} from './kubeconfig.ts';
+export {
+  apiVersionOf,
+  collectionPath,
+  groupVersionPath,
+  joinKey,
+  keyOf,
+  splitKey,
+  type KubeObject,
+  type ObjectRef,
+  type ResourceDescriptor,
+} from './resource.ts';
+export {
+  ResourceClient,
+  type ApplyOptions,
+  type CallOptions,
+  type DeleteOptions,
+  type ListOptions,
+  type ListPage,
+  type ListPageOptions,
+  type ListResult,
+  type ResourceClientOptions,
+} from './resource-client.ts';
+export {
+  CONFLICT_BACKOFF,
+  retryOnConflict,
+  updateWithRetry,
+  type RetryOnConflictOptions,
+  type UpdateSteps,
+} from './retry-on-conflict.ts';
+export { KubeTransport, type Connection, type TransportOptions } from './transport.ts';
+export { LineSplitter } from './ndjson.ts';
+export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
+export { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
+export { WatchCache, type WatchCacheOptions, type WatchCacheStats } from './watch-cache.ts';
+export {
+  LEASE_RESOURCE,
+  formatMicroTime,
+  leaseDurationMs,
+  leaseRenewedAtMs,
+  parseMicroTime,
+  type Lease,
+  type LeaseSpec,
+} from './lease.ts';
+export {
+  judgeLease,
+  planLeaseRelease,
+  planLeaseSpec,
+  type LeaseClaim,
+  type LeaseJudgement,
+  type LeaseObservation,
+  type LeaseVerdict,
+} from './lease-claim.ts';
+export {
+  DEFAULT_JITTER_FACTOR,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  LEADER_GAUGE_NAME,
+  LeaderElector,
+  defaultIdentity,
+  makeLeaderGauge,
+  validateTimings,
+  type LeaderElectionOptions,
+  type LeaderGauge,
+} from './leader-election.ts';
+export {
+  CORE_EVENT_RESOURCE,
+  EventRecorder,
+  referenceOf,
+  type CoreEvent,
+  type EventRecorderOptions,
+  type EventType,
+  type InvolvedObject,
+} from './events.ts';
+export {
+  MAX_EVENT_MESSAGE_LENGTH,
+  decideEventWrite,
+  eventDedupeKey,
+  eventName,
+  formatTime,
+  type EventWrite,
+  type RecordedEvent,
+} from './event-dedupe.ts';

@@ -1,0 +1,448 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  DEFAULT_BACKOFF,
+  backoffDelayMs,
+  systemClock,
+  type BackoffPolicy,
+  type Clock,
+  type Logger,
+  type ObjectEventHandler,
+  type ObjectSource,
+} from '@kf/runtime';
+import { request } from 'undici';
+import { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
+import { KubeError, kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './errors.ts';
+import { LineSplitter } from './ndjson.ts';
+import { collectionPath, joinKey, type KubeObject, type ResourceDescriptor } from './resource.ts';
+import { KubeTransport, type Connection } from './transport.ts';
+import { parseWatchEvent } from './watch-event.ts';
+
+interface LoopState {
+  readonly needList: boolean;
+  /** Failures since the last healthy watch: drives the backoff. */
+  readonly attempt: number;
+}
+
+/** Items of built-in lists come without apiVersion/kind: put them back from the list. */
+function withTypeMeta<T extends KubeObject>(
+  o: T,
+  apiVersion: string | undefined,
+  kind: string | undefined,
+): T {
+  return {
+    ...o,
+    ...(o.apiVersion === undefined && apiVersion !== undefined ? { apiVersion } : {}),
+    ...(o.kind === undefined && kind !== undefined ? { kind } : {}),
+  };
+}
+
+export interface WatchCacheOptions<T> {
+  readonly kubeConfig: KubeConfig;
+  readonly resource: ResourceDescriptor;
+  readonly log: Logger;
+  /** Watch one namespace only (namespaced resources). */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Items per LIST page (default 500). */
+  readonly pageSize?: number;
+  /**
+   * Each watch asks the server to end it after a random number of seconds in this range
+   * (default 300–600, as client-go does) so that reconnects of many clients spread out.
+   */
+  readonly watchSeconds?: { readonly min: number; readonly max: number };
+  /**
+   * A watch that sends nothing for this long is considered dead and reconnected (default: its
+   * timeoutSeconds + 30 s; bookmarks and the server's own timeout keep live watches below it).
+   */
+  readonly idleTimeoutMs?: number;
+  /** Deadline of each LIST page and of the watch's response headers (default 60 s). */
+  readonly requestTimeoutMs?: number;
+  /** Reconnect backoff after errors other than 410 (default 0.5 s doubling to 30 s, ±20 %). */
+  readonly backoff?: BackoffPolicy;
+  readonly clock?: Clock;
+  /** Source of randomness in [0, 1) for the backoff jitter. */
+  readonly random?: () => number;
+  /**
+   * Start from a state saved earlier instead of listing: the watch resumes at its
+   * resourceVersion; when that is too old the server answers 410 and the cache relists and
+   * reports the differences. `synced()` resolves once the watch is established.
+   */
+  readonly seed?: { readonly resourceVersion: string; readonly items: readonly T[] };
+}
+
+/** Counters for logs and tests. */
+export interface WatchCacheStats {
+  /** Complete LISTs done (the first one included). */
+  readonly lists: number;
+  /** Watch connections the server accepted. */
+  readonly watches: number;
+  /** 410 Gone answers (HTTP or ERROR event) that led to a relist. */
+  readonly expired: number;
+  /** Failures that led to a backoff. */
+  readonly errors: number;
+  /** The resourceVersion the next watch starts from. */
+  readonly resourceVersion: string;
+}
+
+const DEFAULT_WATCH_SECONDS = { min: 300, max: 600 };
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** A watch that ends on its own sooner than this without any event counts as a failure. */
+const MIN_HEALTHY_WATCH_MS = 1_000;
+
+/**
+ * A list+watch cache (informer) of one resource, over undici:
+ * LIST page by page, then WATCH from the list's resourceVersion with bookmarks and a bounded
+ * timeoutSeconds; a silent connection is dropped after `idleTimeoutMs`. BOOKMARKs only move the
+ * resourceVersion. 410 Gone relists at once and reports the differences (ADDED / MODIFIED /
+ * DELETED) so handlers converge; other errors reconnect after a jittered exponential backoff
+ * and resume from the last resourceVersion. Credentials are taken from the KubeConfig on every
+ * connect.
+ *
+ * Objects handed out are deep-frozen: `structuredClone` before changing one.
+ * Handlers run synchronously after the cache was updated.
+ */
+export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
+  private readonly opts: WatchCacheOptions<T>;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly store = new Map<string, T>();
+  private readonly handlers = new Set<ObjectEventHandler<T>>();
+  private readonly syncedPromise: Promise<void>;
+  private resolveSynced!: () => void;
+  private rejectSynced!: (err: unknown) => void;
+  private isSyncedFlag = false;
+  private rv = '';
+  private counts = { lists: 0, watches: 0, expired: 0, errors: 0 };
+  /** Events the current (or last) watch connection delivered. */
+  private watchEvents = 0;
+  private abort: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private transport: KubeTransport | undefined;
+
+  constructor(opts: WatchCacheOptions<T>) {
+    this.opts = opts;
+    const r = opts.resource;
+    this.log = opts.log.child({
+      cache: r.group === '' ? r.plural : `${r.plural}.${r.group}`,
+      ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
+    });
+    this.clock = opts.clock ?? systemClock;
+    this.random = opts.random ?? Math.random;
+    this.syncedPromise = new Promise<void>((resolve, reject) => {
+      this.resolveSynced = resolve;
+      this.rejectSynced = reject;
+    });
+    // Rejected only when stopped before the first list; awaiting callers still see it.
+    this.syncedPromise.catch(() => undefined);
+  }
+
+  /** The cached object for `name` or `namespace/name`. */
+  get(key: string): T | undefined {
+    return this.store.get(key);
+  }
+
+  /** The cached object for a name in a namespace (or a cluster-scoped name). */
+  getIn(namespace: string | undefined, name: string): T | undefined {
+    return this.store.get(joinKey(namespace, name));
+  }
+
+  list(): readonly T[] {
+    return [...this.store.values()];
+  }
+
+  keys(): readonly string[] {
+    return [...this.store.keys()];
+  }
+
+  /** Calls `handler` for every later change; the returned function unsubscribes (idempotent). */
+  onEvent(handler: ObjectEventHandler<T>): () => void {
+    // A wrapper per subscription, so that subscribing the same function twice is two subscriptions.
+    const h: ObjectEventHandler<T> = (type, obj, old) => {
+      handler(type, obj, old);
+    };
+    this.handlers.add(h);
+    return () => {
+      this.handlers.delete(h);
+    };
+  }
+
+  /** Resolves once the first complete list is in the cache; rejects if stopped before. */
+  synced(): Promise<void> {
+    return this.syncedPromise;
+  }
+
+  isSynced(): boolean {
+    return this.isSyncedFlag;
+  }
+
+  stats(): WatchCacheStats {
+    return { ...this.counts, resourceVersion: this.rv };
+  }
+
+  /** Starts listing and watching in the background (once); `signal` stops it like {@link stop}. */
+  start(signal?: AbortSignal): void {
+    if (this.abort !== undefined) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    if (signal !== undefined) {
+      if (signal.aborted) abort.abort();
+      else signal.addEventListener('abort', () => void this.stop(), { once: true });
+    }
+    this.transport = new KubeTransport(this.opts.kubeConfig);
+    this.loop = this.runLoop(abort.signal);
+  }
+
+  /**
+   * Starts (if needed) and resolves when `signal` aborted and the cache has stopped; the shape
+   * of a Manager runnable: `manager.add({ name: 'clusters', start: (s) => cache.run(s) })`.
+   * A cache runs once: after a stop it cannot be started again.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    this.start(signal);
+    await this.loop;
+    await this.stop();
+  }
+
+  /** Stops watching, closes connections; resolves when done. The cache keeps its last content. */
+  async stop(): Promise<void> {
+    if (this.abort === undefined) {
+      this.abort = new AbortController();
+    }
+    this.abort.abort();
+    await this.loop;
+    await this.transport?.close();
+    // An abort, not a failure: the runner and Manager treat AbortError as "asked to stop".
+    if (!this.isSyncedFlag)
+      this.rejectSynced(new DOMException('watch cache stopped before it synced', 'AbortError'));
+  }
+
+  private async runLoop(signal: AbortSignal): Promise<void> {
+    const seed = this.opts.seed;
+    if (seed !== undefined) {
+      this.relisted(
+        seed.items.map((o) => deepFreeze(structuredClone(o))),
+        seed.resourceVersion,
+      );
+    }
+    let state: LoopState | undefined = { needList: seed === undefined, attempt: 0 };
+    while (state !== undefined && !signal.aborted) {
+      try {
+        if (state.needList) {
+          await this.listAll(signal);
+          state = { needList: false, attempt: state.attempt };
+        }
+        await this.watchOnce(signal);
+        state = { needList: false, attempt: 0 };
+      } catch (err) {
+        state = await this.recover(err, signal, state);
+      }
+    }
+  }
+
+  /**
+   * What follows a failure. A 410 while watching relists, at once unless the watch started from
+   * a fresh list and delivered nothing (a server answering 410 to everything must not make us
+   * list in a tight loop). Anything else, a 410 while listing too (an expired continue token),
+   * waits out the backoff and resumes from the last resourceVersion. Undefined when stopping.
+   */
+  private async recover(err: unknown, signal: AbortSignal, state: LoopState): Promise<LoopState | undefined> {
+    if (signal.aborted) return undefined;
+    const e = toKubeError(err);
+    // A watch that delivered events was healthy: its failure starts a fresh backoff.
+    const attempt = this.watchEvents > 0 ? 0 : state.attempt;
+    this.watchEvents = 0;
+    const gone = e.code === 'Gone' && !state.needList;
+    if (gone) {
+      this.counts.expired++;
+      this.log.info({ resourceVersion: this.rv }, 'resource version expired; relisting');
+      if (attempt === 0) return { needList: true, attempt: 1 };
+    } else {
+      this.counts.errors++;
+    }
+    const delayMs = backoffDelayMs(this.opts.backoff ?? DEFAULT_BACKOFF, attempt, this.random());
+    this.log.warn(
+      { err: e, attempt: attempt + 1, delayMs, relist: state.needList || gone },
+      'watch failed; retrying',
+    );
+    try {
+      await this.clock.sleep(delayMs, signal);
+    } catch {
+      return undefined;
+    }
+    return { needList: state.needList || gone, attempt: attempt + 1 };
+  }
+
+  /** LISTs page by page and replaces the cache content, reporting the differences. */
+  private async listAll(signal: AbortSignal): Promise<void> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv: string;
+    do {
+      const page = await this.listPage(signal, cont);
+      items.push(...page.items);
+      cont = page.continue;
+      rv = page.resourceVersion;
+    } while (cont !== undefined);
+    this.counts.lists++;
+    this.relisted(items, rv);
+  }
+
+  private async listPage(
+    signal: AbortSignal,
+    cont: string | undefined,
+  ): Promise<{ items: T[]; resourceVersion: string; continue?: string }> {
+    const q = this.query();
+    q.set('limit', String(this.opts.pageSize ?? 500));
+    if (cont !== undefined) q.set('continue', cont);
+    const body = await this.getJson<{
+      apiVersion?: string;
+      kind?: string;
+      items?: T[];
+      metadata?: { resourceVersion?: string; continue?: string };
+    }>(q, signal);
+    const kind = this.opts.resource.kind ?? body.kind?.replace(/List$/, '');
+    const items = (body.items ?? []).map((o) => deepFreeze(withTypeMeta(o, body.apiVersion, kind)));
+    const next = body.metadata?.continue;
+    return {
+      items,
+      resourceVersion: body.metadata?.resourceVersion ?? '',
+      ...(next === undefined || next === '' ? {} : { continue: next }),
+    };
+  }
+
+  /** GET of the collection with a deadline; the JSON body, or a KubeError. */
+  private async getJson<B>(q: URLSearchParams, signal: AbortSignal): Promise<B> {
+    const conn = await this.connect();
+    const timeoutMs = this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
+      dispatcher: conn.dispatcher,
+      headers: { ...conn.headers, accept: 'application/json' },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)))]),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw kubeErrorFromResponse(res.statusCode, text, res.headers);
+    return JSON.parse(text) as B;
+  }
+
+  private relisted(items: readonly T[], rv: string): void {
+    const deltas = diffRelist(this.store, items);
+    applyDeltas(this.store, deltas);
+    this.rv = rv;
+    this.log.debug({ items: items.length, changes: deltas.length, resourceVersion: rv }, 'listed');
+    this.emitAll(deltas);
+    if (this.opts.seed === undefined || this.counts.lists > 0) this.markSynced();
+  }
+
+  /**
+   * One WATCH connection until the server ends it, an error is thrown, or the signal aborts. A
+   * watch that ends at once without any event counts as a failure (no tight reconnect loop).
+   */
+  private async watchOnce(signal: AbortSignal): Promise<void> {
+    const range = this.opts.watchSeconds ?? DEFAULT_WATCH_SECONDS;
+    const timeoutSeconds = range.min + Math.floor(this.random() * (range.max - range.min + 1));
+    const q = this.query();
+    q.set('watch', 'true');
+    q.set('allowWatchBookmarks', 'true');
+    q.set('resourceVersion', this.rv);
+    q.set('timeoutSeconds', String(timeoutSeconds));
+    this.watchEvents = 0;
+    const conn = await this.connect();
+    const startedAtMs = this.clock.monotonic();
+    const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
+      dispatcher: conn.dispatcher,
+      headers: { ...conn.headers, accept: 'application/json' },
+      signal,
+      headersTimeout: this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      bodyTimeout: this.opts.idleTimeoutMs ?? timeoutSeconds * 1000 + 30_000,
+    });
+    if (res.statusCode !== 200) {
+      throw kubeErrorFromResponse(res.statusCode, await res.body.text(), res.headers);
+    }
+    this.counts.watches++;
+    this.log.debug({ resourceVersion: this.rv, timeoutSeconds }, 'watching');
+    if (this.opts.seed !== undefined) this.markSynced();
+    const splitter = new LineSplitter();
+    for await (const chunk of res.body) {
+      for (const line of splitter.push(chunk as Buffer)) {
+        this.handleLine(line);
+        this.watchEvents++;
+      }
+    }
+    for (const line of splitter.end()) {
+      this.handleLine(line);
+      this.watchEvents++;
+    }
+    if (
+      this.watchEvents === 0 &&
+      this.clock.monotonic() - startedAtMs < MIN_HEALTHY_WATCH_MS &&
+      !signal.aborted
+    ) {
+      throw new KubeError('Unavailable', 'watch ended at once without events');
+    }
+  }
+
+  private handleLine(line: string): void {
+    const ev = parseWatchEvent<T>(line);
+    switch (ev.type) {
+      case 'BOOKMARK':
+        if (ev.resourceVersion !== '') this.rv = ev.resourceVersion;
+        return;
+      case 'ERROR':
+        throw kubeErrorFromStatus(ev.status);
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED': {
+        const obj = deepFreeze(ev.object);
+        const delta = planWatchEvent(this.store, ev.type, obj);
+        const rv = obj.metadata?.resourceVersion;
+        if (rv !== undefined && rv !== '') this.rv = rv;
+        if (delta === undefined) return;
+        applyDeltas(this.store, [delta]);
+        this.emit(delta);
+        return;
+      }
+    }
+  }
+
+  private emitAll(deltas: readonly CacheDelta<T>[]): void {
+    for (const d of deltas) this.emit(d);
+  }
+
+  private emit(d: CacheDelta<T>): void {
+    for (const h of [...this.handlers]) {
+      try {
+        if (d.type === 'ADDED') h(d.type, d.obj);
+        else h(d.type, d.obj, d.old);
+      } catch (err) {
+        this.log.error({ err, key: d.key, event: d.type }, 'event handler threw');
+      }
+    }
+  }
+
+  private markSynced(): void {
+    if (this.isSyncedFlag) return;
+    this.isSyncedFlag = true;
+    this.log.info({ objects: this.store.size }, 'synced');
+    this.resolveSynced();
+  }
+
+  private connect(): Promise<Connection> {
+    if (this.transport === undefined) throw new Error('watch cache not started');
+    return this.transport.connect();
+  }
+
+  private path(): string {
+    return collectionPath(this.opts.resource, this.opts.namespace);
+  }
+
+  private query(): URLSearchParams {
+    const q = new URLSearchParams();
+    if (this.opts.labelSelector !== undefined) q.set('labelSelector', this.opts.labelSelector);
+    if (this.opts.fieldSelector !== undefined) q.set('fieldSelector', this.opts.fieldSelector);
+    return q;
+  }
+}

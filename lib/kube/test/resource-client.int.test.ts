@@ -1,0 +1,232 @@
+import { createLogger } from '@kf/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CORE_EVENT_RESOURCE,
+  EventRecorder,
+  LEASE_RESOURCE,
+  ResourceClient,
+  formatMicroTime,
+  kubeClients,
+  updateWithRetry,
+  type CoreEvent,
+  type KubeObject,
+  type Lease,
+  type ResourceDescriptor,
+} from '../src/index.ts';
+import { startTestControlPlane, testNamespace, type TestControlPlane } from './control-plane.ts';
+
+interface ConfigMap extends KubeObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+  };
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+interface Namespace extends KubeObject {
+  readonly status?: {
+    readonly phase?: string;
+    readonly conditions?: readonly { type: string; status: string }[];
+  };
+}
+
+const CONFIG_MAPS: ResourceDescriptor = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  namespaced: true,
+  kind: 'ConfigMap',
+};
+const NAMESPACES: ResourceDescriptor = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  namespaced: false,
+  kind: 'Namespace',
+};
+const log = createLogger({ component: 'resource-client-test', level: 'silent' });
+
+describe('ResourceClient against a real API server', () => {
+  let cp: TestControlPlane;
+  let ns: string;
+  let cms: ResourceClient<ConfigMap>;
+  let namespaces: ResourceClient<Namespace>;
+
+  beforeAll(async () => {
+    cp = await startTestControlPlane('kube-client');
+    cms = new ResourceClient<ConfigMap>(cp.cluster.kubeConfig(), CONFIG_MAPS);
+    namespaces = new ResourceClient<Namespace>(cp.cluster.kubeConfig(), NAMESPACES);
+    ns = testNamespace('client');
+    await namespaces.create({ metadata: { name: ns } });
+  });
+
+  afterAll(async () => {
+    await cp.destroy();
+  });
+
+  it('creates, reads, patches, applies and deletes a core object', async () => {
+    const created = await cms.create({ metadata: { name: 'one', namespace: ns }, data: { a: '1' } });
+    expect(created.metadata?.resourceVersion).toBeTruthy();
+    expect((await cms.get(`${ns}/one`)).data).toEqual({ a: '1' });
+
+    const patched = await cms.mergePatch(`${ns}/one`, { data: { b: '2', a: null } });
+    expect(patched.data).toEqual({ b: '2' });
+
+    const applied = await cms.apply(
+      { metadata: { name: 'one', namespace: ns }, data: { c: '3' } },
+      { fieldManager: 'kf-test' },
+    );
+    expect(applied.data).toMatchObject({ c: '3' });
+    const appliedNew = await cms.apply(
+      { metadata: { name: 'two', namespace: ns }, data: { x: '1' } },
+      { fieldManager: 'kf-test' },
+    );
+    expect(appliedNew.data).toEqual({ x: '1' });
+
+    await cms.delete(`${ns}/one`);
+    await expect(cms.get(`${ns}/one`)).rejects.toMatchObject({
+      name: 'KubeError',
+      code: 'NotFound',
+      status: 404,
+    });
+    expect(await cms.find(`${ns}/one`)).toBeUndefined();
+    await expect(cms.delete(`${ns}/one`)).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('reports AlreadyExists, Conflict and Invalid as codes', async () => {
+    const obj = await cms.create({ metadata: { name: 'codes', namespace: ns }, data: { v: '1' } });
+    await expect(cms.create({ metadata: { name: 'codes', namespace: ns } })).rejects.toMatchObject({
+      code: 'AlreadyExists',
+    });
+    await cms.mergePatch(`${ns}/codes`, { data: { v: '2' } });
+    await expect(cms.replace({ ...obj, data: { v: 'stale' } })).rejects.toMatchObject({
+      code: 'Conflict',
+      status: 409,
+    });
+    await expect(cms.create({ metadata: { name: 'Not_Valid', namespace: ns } })).rejects.toMatchObject({
+      code: 'Invalid',
+      status: 422,
+    });
+    await expect(
+      cms.delete(`${ns}/codes`, { preconditions: { resourceVersion: obj.metadata?.resourceVersion ?? '' } }),
+    ).rejects.toMatchObject({ code: 'Conflict' });
+  });
+
+  it('retries a read-mutate-write on Conflict', async () => {
+    await cms.create({ metadata: { name: 'counter', namespace: ns }, data: { n: '0' } });
+    let reads = 0;
+    const result = await updateWithRetry<ConfigMap>({
+      read: async () => {
+        reads++;
+        const cur = await cms.get(`${ns}/counter`);
+        if (reads === 1) await cms.mergePatch(`${ns}/counter`, { data: { n: '10' } }); // a concurrent writer
+        return cur;
+      },
+      mutate: (cur) => ({ ...cur, data: { n: String(Number(cur.data?.n ?? '0') + 1) } }),
+      write: (next) => cms.replace(next),
+    });
+    expect(reads).toBe(2);
+    expect(result.data).toEqual({ n: '11' });
+  });
+
+  it('lists page by page', async () => {
+    const pns = testNamespace('paged');
+    await namespaces.create({ metadata: { name: pns } });
+    for (let i = 0; i < 7; i++) await cms.create({ metadata: { name: `cm-${i}`, namespace: pns } });
+    const page = await cms.listPage({ namespace: pns, pageSize: 3 });
+    expect(page.items).toHaveLength(3);
+    expect(page.continue).toBeTruthy();
+    const all = await cms.list({ namespace: pns, pageSize: 3 });
+    expect(all.items.map((o) => o.metadata?.name).sort()).toEqual(
+      [0, 1, 2, 3, 4, 5, 6].map((i) => `cm-${i}`),
+    );
+    expect(all.resourceVersion).toMatch(/^\d+$/);
+  });
+
+  it('writes status through the status subresource of a cluster-scoped object', async () => {
+    const patched = await namespaces.patchStatus(ns, {
+      status: { conditions: [{ type: 'KfTest', status: 'True' }] },
+    });
+    expect(patched.status?.conditions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'KfTest' })]),
+    );
+    const replaced = await namespaces.replaceStatus({
+      ...patched,
+      status: { ...patched.status, conditions: [{ type: 'KfTest', status: 'False' }] },
+    });
+    expect(replaced.status?.conditions).toEqual([
+      expect.objectContaining({ type: 'KfTest', status: 'False' }),
+    ]);
+  });
+
+  it('writes Leases with MicroTime fields in another API group', async () => {
+    const leases = new ResourceClient<Lease>(cp.cluster.kubeConfig(), LEASE_RESOURCE);
+    const now = formatMicroTime(Date.now());
+    const lease = await leases.create({
+      metadata: { name: 'micro', namespace: ns },
+      spec: { holderIdentity: 'x', leaseDurationSeconds: 10, renewTime: now, acquireTime: now },
+    });
+    expect(lease.spec?.renewTime).toBe(now);
+  });
+
+  it('gives typed clients with a deadline on every call', async () => {
+    const clients = kubeClients(cp.cluster.kubeConfig(), { timeoutMs: 5_000 });
+    const list = await clients.core.listNamespace();
+    expect(list.items.map((n) => n.metadata?.name)).toContain(ns);
+    expect(clients.core).toBe(clients.core);
+  });
+});
+
+describe('EventRecorder against a real API server', () => {
+  let cp: TestControlPlane;
+
+  beforeAll(async () => {
+    cp = await startTestControlPlane('kube-events');
+  });
+
+  afterAll(async () => {
+    await cp.destroy();
+  });
+
+  it('writes one Event per repeated occurrence and bumps its count', async () => {
+    const kc = cp.cluster.kubeConfig();
+    const events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
+    const recorder = new EventRecorder({ kubeConfig: kc, component: 'kf-test', instance: 'here', log });
+    const cluster = {
+      apiVersion: 'cluster.karmada.io/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name: 'member1', uid: 'u-1' },
+    };
+
+    recorder.record(cluster, 'Warning', 'LeaseExpired', 'The agent stopped renewing its lease.');
+    recorder.record(cluster, 'Warning', 'LeaseExpired', 'The agent stopped renewing its lease.');
+    recorder.record(cluster, 'Warning', 'LeaseExpired', 'The agent stopped renewing its lease.');
+    recorder.record(cluster, 'Normal', 'Ready', 'The agent renews its lease again.');
+    await recorder.flush();
+
+    const written = (
+      await events.list({ namespace: 'default', fieldSelector: 'involvedObject.name=member1' })
+    ).items;
+    const byReason = Object.fromEntries(written.map((e) => [e.reason, e]));
+    expect(written).toHaveLength(2);
+    expect(byReason.LeaseExpired).toMatchObject({
+      type: 'Warning',
+      count: 3,
+      message: 'The agent stopped renewing its lease.',
+      involvedObject: { kind: 'Cluster', name: 'member1', uid: 'u-1' },
+      source: { component: 'kf-test', host: 'here' },
+    });
+    expect(byReason.Ready).toMatchObject({ type: 'Normal', count: 1 });
+  });
+
+  it('never throws into the caller when writing fails', async () => {
+    const kc = cp.cluster.kubeConfig();
+    kc.clusters = kc.clusters.map((c) => ({ ...c, server: 'https://127.0.0.1:1' }));
+    const recorder = new EventRecorder({ kubeConfig: kc, component: 'kf-test', log, timeoutMs: 2_000 });
+    expect(() => {
+      recorder.record({ name: 'x' }, 'Normal', 'R', 'm');
+    }).not.toThrow();
+    await expect(recorder.flush()).resolves.toBeUndefined();
+  });
+});
