@@ -1,0 +1,42 @@
+/** policy.karmada.io/v1alpha1 ClusterTaintPolicy: taints clusters by their conditions. */
+import { defineKind } from './kind.ts';
+import type { ConditionStatus, KarmadaObject, TaintEffect } from './meta.ts';
+import type { ClusterAffinity, PolicyStatus } from './policy.ts';
+
+export type MatchConditionOperator = 'In' | 'NotIn';
+
+/** Holds when the cluster has a condition of `conditionType` whose status is (not) in the list. */
+export interface MatchCondition {
+  readonly conditionType: string;
+  readonly operator: MatchConditionOperator;
+  readonly statusValues: readonly ConditionStatus[];
+}
+
+/** A taint to add or remove; matched on clusters by key and effect. */
+export interface PolicyTaint {
+  readonly key: string;
+  readonly effect: TaintEffect;
+  readonly value?: string;
+}
+
+export interface ClusterTaintPolicySpec {
+  /** Unset: every cluster. */
+  readonly targetClusters?: ClusterAffinity;
+  /** ANDed; empty never adds. */
+  readonly addOnConditions?: readonly MatchCondition[];
+  /** ANDed; empty never removes. */
+  readonly removeOnConditions?: readonly MatchCondition[];
+  readonly taints: readonly PolicyTaint[];
+}
+
+export type ClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec, PolicyStatus>;
+
+export const clusterTaintPolicyKind = defineKind<ClusterTaintPolicy>({
+  group: 'policy.karmada.io',
+  version: 'v1alpha1',
+  kind: 'ClusterTaintPolicy',
+  plural: 'clustertaintpolicies',
+  namespaced: false,
+  specFields: { targetClusters: true, addOnConditions: true, removeOnConditions: true, taints: true },
+  statusFields: { observedGeneration: true, conditions: true },
+});

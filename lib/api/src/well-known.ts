@@ -1,0 +1,86 @@
+/** Label, annotation and finalizer keys, namespaces and event reasons Karmada components share. */
+
+export const labels = {
+  propagationPolicyPermanentId: 'propagationpolicy.karmada.io/permanent-id',
+  clusterPropagationPolicyPermanentId: 'clusterpropagationpolicy.karmada.io/permanent-id',
+  resourceBindingPermanentId: 'resourcebinding.karmada.io/permanent-id',
+  clusterResourceBindingPermanentId: 'clusterresourcebinding.karmada.io/permanent-id',
+  workPermanentId: 'work.karmada.io/permanent-id',
+  bindingManagedBy: 'binding.karmada.io/managed-by',
+  /** `"true"` on member objects Karmada manages. */
+  managed: 'karmada.io/managed',
+  /** `"true"` on system objects such as execution namespaces. */
+  system: 'karmada.io/system',
+  resourceTemplateClaimedBy: 'resourcetemplate.karmada.io/claimed-by',
+} as const;
+
+export const annotations = {
+  propagationPolicyNamespace: 'propagationpolicy.karmada.io/namespace',
+  propagationPolicyName: 'propagationpolicy.karmada.io/name',
+  clusterPropagationPolicyName: 'clusterpropagationpolicy.karmada.io/name',
+  /** JSON of the placement the scheduler last scheduled; the taint manager reads tolerations from it. */
+  appliedPlacement: 'policy.karmada.io/applied-placement',
+  appliedOverrides: 'policy.karmada.io/applied-overrides',
+  appliedClusterOverrides: 'policy.karmada.io/applied-cluster-overrides',
+  resourceBindingNamespace: 'resourcebinding.karmada.io/namespace',
+  resourceBindingName: 'resourcebinding.karmada.io/name',
+  clusterResourceBindingName: 'clusterresourcebinding.karmada.io/name',
+  resourceTemplateGeneration: 'resourcetemplate.karmada.io/generation',
+  resourceTemplateUid: 'resourcetemplate.karmada.io/uid',
+  resourceTemplateManagedLabels: 'resourcetemplate.karmada.io/managed-labels',
+  resourceTemplateManagedAnnotations: 'resourcetemplate.karmada.io/managed-annotations',
+  workName: 'work.karmada.io/name',
+  workNamespace: 'work.karmada.io/namespace',
+  /** `overwrite` or `abort`. */
+  conflictResolution: 'work.karmada.io/conflict-resolution',
+} as const;
+
+export const conflictResolutionAnnotationValues = {
+  overwrite: 'overwrite',
+  abort: 'abort',
+} as const;
+
+export const finalizers = {
+  /** On Clusters, until the execution namespace is gone and no binding lists the cluster. */
+  clusterController: 'karmada.io/cluster-controller',
+  /** On Works, until the agent removed the member objects. */
+  executionController: 'karmada.io/execution-controller',
+  bindingController: 'karmada.io/binding-controller',
+  clusterResourceBindingController: 'karmada.io/cluster-resource-binding-controller',
+  propagationPolicyController: 'karmada.io/propagation-policy-controller',
+  clusterPropagationPolicyController: 'karmada.io/cluster-propagation-policy-controller',
+} as const;
+
+export const namespaces = {
+  /** Control-plane components. */
+  system: 'karmada-system',
+  /** Cluster heartbeat Leases (name = cluster name) and cluster credential Secrets. */
+  cluster: 'karmada-cluster',
+} as const;
+
+/** Reasons of the Events Karmada components emit. */
+export const eventReasons = {
+  createExecutionSpaceSucceed: 'CreateExecutionSpaceSucceed',
+  createExecutionSpaceFailed: 'CreateExecutionSpaceFailed',
+  removeExecutionSpaceSucceed: 'RemoveExecutionSpaceSucceed',
+  removeExecutionSpaceFailed: 'RemoveExecutionSpaceFailed',
+  taintClusterSucceed: 'TaintClusterSucceed',
+  taintClusterFailed: 'TaintClusterFailed',
+  evictWorkloadFromClusterSucceed: 'EvictWorkloadFromClusterSucceed',
+  evictWorkloadFromClusterFailed: 'EvictWorkloadFromClusterFailed',
+  scheduleBindingSucceed: 'ScheduleBindingSucceed',
+  scheduleBindingFailed: 'ScheduleBindingFailed',
+  syncWorkSucceed: 'SyncWorkSucceed',
+  syncWorkFailed: 'SyncWorkFailed',
+  cleanupWorkFailed: 'CleanupWorkFailed',
+  aggregateStatusSucceed: 'AggregateStatusSucceed',
+  aggregateStatusFailed: 'AggregateStatusFailed',
+  applyPolicySucceed: 'ApplyPolicySucceed',
+  applyPolicyFailed: 'ApplyPolicyFailed',
+  getReplicasSucceed: 'GetReplicasSucceed',
+  getReplicasFailed: 'GetReplicasFailed',
+  reflectStatusSucceed: 'ReflectStatusSucceed',
+  reflectStatusFailed: 'ReflectStatusFailed',
+  interpretHealthSucceed: 'InterpretHealthSucceed',
+  interpretHealthFailed: 'InterpretHealthFailed',
+} as const;
