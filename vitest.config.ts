@@ -13,7 +13,11 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['lib/*/test/**/*.int.test.ts', '{agent,probe,controlplane}/test/**/*.int.test.ts', 'test/**/*.int.test.ts'],
+          include: [
+            'lib/*/test/**/*.int.test.ts',
+            '{agent,probe,controlplane}/test/**/*.int.test.ts',
+            'test/**/*.int.test.ts',
+          ],
           testTimeout: 180_000,
           hookTimeout: 240_000,
           pool: 'forks',

@@ -241,34 +241,32 @@ export class LocalCluster implements ClusterHandle {
     ];
   }
 
-  private kcmArgs(): string[] {
+  /** Flags shared by kube-controller-manager and kube-scheduler: admin credentials, no election. */
+  private componentArgs(port: number): string[] {
     return [
       `--kubeconfig=${this.kubeconfigPath}`,
       `--authentication-kubeconfig=${this.kubeconfigPath}`,
       `--authorization-kubeconfig=${this.kubeconfigPath}`,
       '--leader-elect=false',
       '--bind-address=127.0.0.1',
-      `--secure-port=${this.ports.controllerManager}`,
-      `--service-account-private-key-file=${this.pki.serviceAccountKey}`,
-      `--root-ca-file=${this.pki.caCert}`,
-      '--use-service-account-credentials=false',
-      `--controllers=${this.role === 'member' ? '*' : CONTROL_PLANE_CONTROLLERS}`,
+      `--secure-port=${port}`,
       '--profiling=false',
       '--v=1',
     ];
   }
 
-  private schedulerArgs(): string[] {
+  private kcmArgs(): string[] {
     return [
-      `--kubeconfig=${this.kubeconfigPath}`,
-      `--authentication-kubeconfig=${this.kubeconfigPath}`,
-      `--authorization-kubeconfig=${this.kubeconfigPath}`,
-      '--leader-elect=false',
-      '--bind-address=127.0.0.1',
-      `--secure-port=${this.ports.scheduler}`,
-      '--profiling=false',
-      '--v=1',
+      ...this.componentArgs(this.ports.controllerManager),
+      `--service-account-private-key-file=${this.pki.serviceAccountKey}`,
+      `--root-ca-file=${this.pki.caCert}`,
+      '--use-service-account-credentials=false',
+      `--controllers=${this.role === 'member' ? '*' : CONTROL_PLANE_CONTROLLERS}`,
     ];
+  }
+
+  private schedulerArgs(): string[] {
+    return this.componentArgs(this.ports.scheduler);
   }
 
   private kwokArgs(): string[] {
