@@ -1,0 +1,175 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_EVICTION_PACING,
+  fillBucket,
+  planEvictions,
+  type EvictionPacing,
+  type PendingEviction,
+  type TokenBucket,
+} from './pacing.ts';
+
+const pending = (n: number, dueAtMs = 0): PendingEviction[] =>
+  Array.from({ length: n }, (_, i) => ({ key: `ns/b${String(i).padStart(4, '0')}`, dueAtMs }));
+const slow: EvictionPacing = { ratePerSecond: 2, burst: 3 };
+
+describe('planEvictions', () => {
+  it.each<
+    [
+      string,
+      PendingEviction[],
+      TokenBucket,
+      number,
+      EvictionPacing,
+      { evictNow: string[]; bucket: TokenBucket; wakeInMs?: number },
+    ]
+  >([
+    [
+      'nothing pending: nothing to do',
+      [],
+      { tokens: 3, updatedAtMs: 0 },
+      0,
+      slow,
+      { evictNow: [], bucket: { tokens: 3, updatedAtMs: 0 } },
+    ],
+    [
+      'a full bucket lets the burst through and wakes for the next token',
+      pending(5),
+      { tokens: 3, updatedAtMs: 0 },
+      0,
+      slow,
+      {
+        evictNow: ['ns/b0000', 'ns/b0001', 'ns/b0002'],
+        bucket: { tokens: 0, updatedAtMs: 0 },
+        wakeInMs: 500,
+      },
+    ],
+    [
+      'tokens refill with time',
+      pending(5),
+      { tokens: 0, updatedAtMs: 0 },
+      1_000,
+      slow,
+      { evictNow: ['ns/b0000', 'ns/b0001'], bucket: { tokens: 0, updatedAtMs: 1_000 }, wakeInMs: 500 },
+    ],
+    [
+      'a partial token waits for the rest',
+      pending(2),
+      { tokens: 0, updatedAtMs: 0 },
+      250,
+      slow,
+      { evictNow: [], bucket: { tokens: 0.5, updatedAtMs: 250 }, wakeInMs: 250 },
+    ],
+    [
+      'the bucket never holds more than the burst',
+      pending(10),
+      { tokens: 0, updatedAtMs: 0 },
+      3_600_000,
+      slow,
+      {
+        evictNow: ['ns/b0000', 'ns/b0001', 'ns/b0002'],
+        bucket: { tokens: 0, updatedAtMs: 3_600_000 },
+        wakeInMs: 500,
+      },
+    ],
+    [
+      'a clock that went back refills nothing',
+      pending(1),
+      { tokens: 0.5, updatedAtMs: 10_000 },
+      5_000,
+      slow,
+      { evictNow: [], bucket: { tokens: 0.5, updatedAtMs: 10_000 }, wakeInMs: 250 },
+    ],
+    [
+      'rate 0: only the burst, no wake-up',
+      pending(5),
+      { tokens: 2, updatedAtMs: 0 },
+      100_000,
+      { ratePerSecond: 0, burst: 2 },
+      { evictNow: ['ns/b0000', 'ns/b0001'], bucket: { tokens: 0, updatedAtMs: 100_000 } },
+    ],
+    [
+      'older work goes first, then by key',
+      [
+        { key: 'a', dueAtMs: 20 },
+        { key: 'c', dueAtMs: 10 },
+        { key: 'b', dueAtMs: 10 },
+      ],
+      { tokens: 2, updatedAtMs: 0 },
+      0,
+      slow,
+      { evictNow: ['b', 'c'], bucket: { tokens: 0, updatedAtMs: 0 }, wakeInMs: 500 },
+    ],
+  ])('%s', (...[, items, bucket, now, pacing, expected]) => {
+    expect(planEvictions(items, bucket, now, pacing)).toEqual(expected);
+  });
+
+  it('empties a failed cluster of 1,000 bindings in well under a minute with the defaults', () => {
+    let left = pending(1_000);
+    let bucket = fillBucket(DEFAULT_EVICTION_PACING, 0);
+    let now = 0;
+    for (;;) {
+      const plan = planEvictions(left, bucket, now, DEFAULT_EVICTION_PACING);
+      const gone = new Set(plan.evictNow);
+      left = left.filter((p) => !gone.has(p.key));
+      bucket = plan.bucket;
+      if (plan.wakeInMs === undefined) break;
+      now += plan.wakeInMs;
+    }
+    expect(left).toEqual([]);
+    expect(now).toBeLessThanOrEqual(18_000);
+    expect(now).toBeGreaterThan(17_000);
+  });
+
+  it('never evicts more than burst + rate × elapsed, and each key at most once', () => {
+    const pacing = fc.record<EvictionPacing>({
+      ratePerSecond: fc.integer({ min: 1, max: 100 }),
+      burst: fc.integer({ min: 1, max: 20 }),
+    });
+    fc.assert(
+      fc.property(
+        pacing,
+        fc.integer({ min: 0, max: 200 }),
+        fc.array(fc.integer({ min: 0, max: 2_000 }), { maxLength: 30 }),
+        (p, n, gaps) => {
+          let left = pending(n);
+          let bucket = fillBucket(p, 0);
+          let now = 0;
+          const evicted: string[] = [];
+          for (const gap of gaps) {
+            now += gap;
+            const plan = planEvictions(left, bucket, now, p);
+            evicted.push(...plan.evictNow);
+            const gone = new Set(plan.evictNow);
+            left = left.filter((e) => !gone.has(e.key));
+            bucket = plan.bucket;
+            expect(bucket.tokens).toBeGreaterThanOrEqual(0);
+            if (plan.wakeInMs !== undefined) expect(plan.wakeInMs).toBeGreaterThan(0);
+          }
+          expect(new Set(evicted).size).toBe(evicted.length);
+          expect(evicted.length).toBeLessThanOrEqual(
+            p.burst + Math.floor((now * p.ratePerSecond) / 1000) + 1e-9,
+          );
+        },
+      ),
+    );
+  });
+
+  it('a wake-up at the time given always lets at least one more through', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 2, max: 50 }),
+        (rate, burst, n) => {
+          const p = { ratePerSecond: rate, burst };
+          const first = planEvictions(pending(n), fillBucket(p, 0), 0, p);
+          if (first.wakeInMs === undefined) return;
+          const left = pending(n).slice(first.evictNow.length);
+          const second = planEvictions(left, first.bucket, first.wakeInMs, p);
+          expect(second.evictNow.length).toBeGreaterThanOrEqual(1);
+        },
+      ),
+    );
+  });
+});

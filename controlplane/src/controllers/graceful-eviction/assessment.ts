@@ -1,0 +1,141 @@
+/**
+ * When a graceful eviction task may go: the rules of upstream's graceful-eviction controller, in
+ * its order, for every task of a binding.
+ *
+ * 1. A task without `creationTimestamp` is stamped now and kept; nothing else is judged this round.
+ * 2. Its timeout is its own `gracePeriodSeconds`, else `--graceful-eviction-timeout` (10m).
+ * 3. `suppressDeletion: true` keeps it; `suppressDeletion: false` removes it (a person confirmed).
+ * 4. Extension: `purgeMode: Never` without `suppressDeletion` keeps it too (see below).
+ * 5. Past its timeout: removed.
+ * 6. The scheduler has observed the binding's generation and the workload is `Healthy` on every
+ *    cluster in `spec.clusters`: removed.
+ * 7. Otherwise kept, to be looked at again at its deadline (health changes arrive as binding events).
+ *
+ * Deliberate differences from upstream:
+ * - `purgeMode: Never` means "until a person removes it". Upstream only honours that through the
+ *   `suppressDeletion: true` its application failover writes alongside; a Never task written by
+ *   anything else would time out after 10 minutes and have its workload deleted. Here Never alone
+ *   is enough, and `suppressDeletion: false` still removes it.
+ * - An empty `spec.clusters` is not "healthy everywhere". Upstream's check is vacuously true there,
+ *   so a binding the scheduler could not place anywhere loses its old copies at once; here the task
+ *   stays until its timeout.
+ * - The timeout is reached at `creation + timeout` exactly (upstream: strictly after), so the
+ *   recheck it asks for is never zero.
+ */
+import {
+  formatTime,
+  parseTime,
+  purgeModes,
+  resourceHealths,
+  type AggregatedStatusItem,
+  type GracefulEvictionTask,
+  type ResourceBindingSpec,
+  type ResourceBindingStatus,
+} from '@kf/api';
+
+/** Upstream's `--graceful-eviction-timeout`. */
+export const DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS = 10 * 60_000;
+
+/** What the rules read from the binding. */
+export interface BindingProgress {
+  readonly generation: number | undefined;
+  readonly spec: Pick<ResourceBindingSpec, 'clusters' | 'gracefulEvictionTasks'>;
+  readonly status:
+    Pick<ResourceBindingStatus, 'schedulerObservedGeneration' | 'aggregatedStatus'> | undefined;
+}
+
+/** Why a task was removed (for the `EvictWorkloadFromClusterSucceed` Event and logs). */
+export type RemovalReason = 'DeletionConfirmed' | 'TimedOut' | 'HealthyElsewhere';
+
+export type TaskVerdict =
+  /** First sight: keep with `creationTimestamp` set to now; recheck at its deadline if it has one. */
+  | { readonly kind: 'stamp'; readonly task: GracefulEvictionTask; readonly recheckInMs?: number }
+  /** Keep; recheck after `recheckInMs`, or only on change when it is absent. */
+  | { readonly kind: 'keep'; readonly recheckInMs?: number }
+  | { readonly kind: 'remove'; readonly reason: RemovalReason };
+
+/** Judges one task of a binding by the rules above. */
+export function judgeEvictionTask(
+  task: GracefulEvictionTask,
+  binding: BindingProgress,
+  nowMs: number,
+  defaultTimeoutMs: number,
+): TaskVerdict {
+  const timeoutMs = task.gracePeriodSeconds === undefined ? defaultTimeoutMs : task.gracePeriodSeconds * 1000;
+  const createdAtMs = parseTime(task.creationTimestamp);
+  if (createdAtMs === undefined) {
+    const creationTimestamp = formatTime(nowMs);
+    const stamped = { kind: 'stamp', task: { ...task, creationTimestamp } } as const;
+    if (!canTimeOut(task)) return stamped;
+    // The stamp has second precision: the deadline counts from it, not from nowMs.
+    return {
+      ...stamped,
+      recheckInMs: Math.max(1, (parseTime(creationTimestamp) ?? nowMs) + timeoutMs - nowMs),
+    };
+  }
+  if (task.suppressDeletion === true) return { kind: 'keep' };
+  if (task.suppressDeletion === false) return { kind: 'remove', reason: 'DeletionConfirmed' };
+  if (task.purgeMode === purgeModes.never) return { kind: 'keep' };
+  const deadlineMs = createdAtMs + timeoutMs;
+  if (nowMs >= deadlineMs) return { kind: 'remove', reason: 'TimedOut' };
+  if (isHealthyElsewhere(binding)) return { kind: 'remove', reason: 'HealthyElsewhere' };
+  return { kind: 'keep', recheckInMs: deadlineMs - nowMs };
+}
+
+/** Tasks kept until a person acts never time out. */
+function canTimeOut(task: GracefulEvictionTask): boolean {
+  return task.suppressDeletion === undefined && task.purgeMode !== purgeModes.never;
+}
+
+/**
+ * True when the scheduler has caught up with the binding and every cluster it now places the
+ * workload on reports it `Healthy`; false when it places it nowhere.
+ */
+export function isHealthyElsewhere(binding: BindingProgress): boolean {
+  const clusters = binding.spec.clusters ?? [];
+  if (clusters.length === 0) return false;
+  const observed = binding.status?.schedulerObservedGeneration;
+  if (observed === undefined || observed !== binding.generation) return false;
+  const items = binding.status?.aggregatedStatus ?? [];
+  return clusters.every((c) => isHealthyOn(items, c.name));
+}
+
+function isHealthyOn(items: readonly AggregatedStatusItem[], cluster: string): boolean {
+  return items.some((i) => i.clusterName === cluster && i.health === resourceHealths.healthy);
+}
+
+export interface EvictionTaskPlan {
+  /** The tasks to keep, in their order, first-seen ones stamped. */
+  readonly tasks: readonly GracefulEvictionTask[];
+  /** Tasks removed this round, each with why. */
+  readonly removed: readonly { readonly task: GracefulEvictionTask; readonly reason: RemovalReason }[];
+  /** True when `tasks` differs from the binding's list (write `spec.gracefulEvictionTasks`). */
+  readonly changed: boolean;
+  /** The earliest deadline among kept tasks that have one. */
+  readonly recheckInMs?: number;
+}
+
+/** Judges every task of a binding and assembles the new list. */
+export function planEvictionTasks(
+  binding: BindingProgress,
+  nowMs: number,
+  defaultTimeoutMs: number,
+): EvictionTaskPlan {
+  const tasks: GracefulEvictionTask[] = [];
+  const removed: { task: GracefulEvictionTask; reason: RemovalReason }[] = [];
+  let recheckInMs: number | undefined;
+  let stamped = false;
+  for (const task of binding.spec.gracefulEvictionTasks ?? []) {
+    const verdict = judgeEvictionTask(task, binding, nowMs, defaultTimeoutMs);
+    if (verdict.kind === 'remove') {
+      removed.push({ task, reason: verdict.reason });
+      continue;
+    }
+    tasks.push(verdict.kind === 'stamp' ? verdict.task : task);
+    stamped ||= verdict.kind === 'stamp';
+    if (verdict.recheckInMs !== undefined)
+      recheckInMs = Math.min(recheckInMs ?? verdict.recheckInMs, verdict.recheckInMs);
+  }
+  const changed = stamped || removed.length > 0;
+  return { tasks, removed, changed, ...(recheckInMs === undefined ? {} : { recheckInMs }) };
+}

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import type { ClusterFailoverBehavior } from '@kf/api';
+import { decidePurgeMode, type TaintEvictionPurgeMode } from './purge-mode.ts';
+
+describe('decidePurgeMode', () => {
+  it.each<[string, ClusterFailoverBehavior | undefined, TaintEvictionPurgeMode, TaintEvictionPurgeMode]>([
+    ['no failover.cluster: the flag (default)', undefined, 'Gracefully', 'Gracefully'],
+    ['no failover.cluster: the flag (Directly)', undefined, 'Directly', 'Directly'],
+    ['failover.cluster without purgeMode: Gracefully, whatever the flag', {}, 'Directly', 'Gracefully'],
+    ['failover.cluster with Directly', { purgeMode: 'Directly' }, 'Gracefully', 'Directly'],
+    ['failover.cluster with Gracefully', { purgeMode: 'Gracefully' }, 'Directly', 'Gracefully'],
+  ])('%s', (_name, failover, flag, expected) => {
+    expect(decidePurgeMode(failover, flag)).toBe(expected);
+  });
+});
