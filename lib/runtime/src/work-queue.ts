@@ -254,7 +254,8 @@ export class WorkQueue {
     this.#timer?.abort.abort();
     const abort = new AbortController();
     this.#timer = { atMs: next.atMs, abort };
-    this.#clock.sleep(next.atMs - this.#clock.monotonic(), abort.signal).then(
+    // A deadline already past fires at once (a negative delay only makes Node warn).
+    this.#clock.sleep(Math.max(0, next.atMs - this.#clock.monotonic()), abort.signal).then(
       () => {
         if (this.#timer?.abort !== abort) return;
         this.#timer = undefined;

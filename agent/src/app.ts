@@ -1,0 +1,307 @@
+/**
+ * Wiring of the member agent: clients for the control plane and the member, registration (every
+ * replica), then a Manager running the caches (every replica) and, on the elected leader, the
+ * cluster-status controller, the heartbeat, and the execution and work-status controllers.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
+import {
+  LEASE_RESOURCE,
+  LeaderElector,
+  ResourceClient,
+  WatchCache,
+  loadKubeConfig,
+  type Lease,
+} from '@kf/kube';
+import {
+  Manager,
+  controllerRunnable,
+  createControllerMetrics,
+  makeGauge,
+  startHttpServer,
+  systemClock,
+  DEFAULT_METRIC_PREFIX,
+  type Clock,
+  type ControllerSpec,
+  type HttpServer,
+  type Logger,
+  type Runnable,
+} from '@kf/runtime';
+import type { RunConfig } from './cli.ts';
+import { clusterStatusController } from './controllers/cluster-status/controller.ts';
+import { executionController, type WorkDeps } from './controllers/execution/controller.ts';
+import { heartbeatRunnable } from './controllers/heartbeat/heartbeat.ts';
+import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
+import { workStatusController } from './controllers/work-status/controller.ts';
+import { karmadaKubeconfigPath, memberKubeconfigPath } from './kubeconfig-path.ts';
+import { discoverMember, memberVersion } from './member/discovery.ts';
+import { probeMemberHealth } from './member/health-probe.ts';
+import { MemberInventory } from './member/inventory.ts';
+import { MemberHttp } from './member/member-http.ts';
+import { MemberObjects } from './member/member-objects.ts';
+import { MemberRestMapper } from './member/rest-mapper.ts';
+import { createAgentMetrics, type AgentMetrics } from './metrics.ts';
+import { NAMESPACE_RESOURCE, registerCluster, type Namespace } from './registration/register.ts';
+
+export interface AgentDeps {
+  readonly log: Logger;
+  readonly registry: Registry;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  /** Already loaded kubeconfigs (tests); otherwise they are loaded from the config's paths. */
+  readonly karmadaKubeConfig?: KubeConfig;
+  readonly memberKubeConfig?: KubeConfig;
+}
+
+export interface AgentApp {
+  /** Registers, then runs until `signal` aborts; resolves after a clean shutdown. */
+  start(signal: AbortSignal): Promise<void>;
+}
+
+/** The field manager of every member write: `kubectl get -o yaml --show-managed-fields` names it. */
+export const FIELD_MANAGER = 'karmada-agent';
+
+export function createAgent(config: RunConfig, deps: AgentDeps): AgentApp {
+  return { start: (signal) => runAgent(config, deps, signal) };
+}
+
+function loadKubeConfigs(config: RunConfig, deps: AgentDeps): { karmada: KubeConfig; member: KubeConfig } {
+  const karmada =
+    deps.karmadaKubeConfig ??
+    loadKubeConfig({ path: karmadaKubeconfigPath(config.karmadaKubeconfig), context: config.karmadaContext });
+  const member = deps.memberKubeConfig ?? loadKubeConfig({ path: memberKubeconfigPath(config.kubeconfig) });
+  return { karmada, member };
+}
+
+function memberFlags(kc: KubeConfig): { insecure: boolean; proxyUrl: string } {
+  const cluster = kc.getCurrentCluster();
+  return { insecure: cluster?.skipTLSVerify === true, proxyUrl: cluster?.proxyUrl ?? '' };
+}
+
+function makeElector(config: RunConfig, kc: KubeConfig, ctx: Context): LeaderElector | undefined {
+  if (!config.leaderElection.enabled) return undefined;
+  return new LeaderElector({
+    kubeConfig: kc,
+    namespace: config.leaderElection.namespace,
+    name: `karmada-agent-${config.clusterName}`,
+    leaseDurationMs: config.leaderElection.leaseDurationMs,
+    renewDeadlineMs: config.leaderElection.renewDeadlineMs,
+    retryPeriodMs: config.leaderElection.retryPeriodMs,
+    log: ctx.log,
+    clock: ctx.clock,
+    random: ctx.random,
+    gauge: makeGauge(ctx.registry, {
+      name: `${DEFAULT_METRIC_PREFIX}leader_election_is_leader`,
+      help: '1 while this replica leads, else 0.',
+    }),
+  });
+}
+
+/** What every part of the wiring shares. */
+interface Context {
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly registry: Registry;
+}
+
+/** Member-side helpers, owned by the agent run and closed at its end. */
+interface Member {
+  readonly http: MemberHttp;
+  readonly inventory: MemberInventory;
+  readonly objects: MemberObjects;
+  readonly mapper: MemberRestMapper;
+}
+
+async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal): Promise<void> {
+  const ctx: Context = {
+    log: deps.log.child({ cluster: config.clusterName }),
+    clock: deps.clock ?? systemClock,
+    random: deps.random ?? Math.random,
+    registry: deps.registry,
+  };
+  const kcs = loadKubeConfigs(config, deps);
+  const elector = makeElector(config, kcs.karmada, ctx);
+  const manager = new Manager({
+    log: ctx.log,
+    clock: ctx.clock,
+    ...(elector === undefined ? {} : { leadership: elector }),
+  });
+  let registered = false;
+  manager.addReadyzCheck('registered', () => {
+    if (!registered) throw new Error('not registered yet');
+  });
+  const servers = await startServers(config, deps, manager, ctx.log);
+  const http = new MemberHttp(kcs.member);
+  const member: Member = {
+    http,
+    inventory: new MemberInventory(kcs.member, ctx.log.child({ component: 'inventory' })),
+    objects: new MemberObjects(kcs.member, ctx.log.child({ component: 'member-objects' })),
+    mapper: new MemberRestMapper(
+      () => discoverMember(http, ctx.log),
+      () => ctx.clock.monotonic(),
+    ),
+  };
+  try {
+    const clusterClient = new ResourceClient<Cluster>(kcs.karmada, clusterKind);
+    await register(config, { kcs, clusterClient, ctx }, signal);
+    registered = true;
+    if (signal.aborted) return;
+    addRunnables(manager, config, { kcs, clusterClient, member, ctx });
+    await manager.start(signal);
+  } finally {
+    await Promise.allSettled([member.inventory.close(), http.close(), ...servers.map((s) => s.close())]);
+  }
+}
+
+async function register(config: RunConfig, w: Omit<Wiring, 'member'>, signal: AbortSignal): Promise<void> {
+  const { kcs, clusterClient, ctx } = w;
+  const flags = memberFlags(kcs.member);
+  await registerCluster({
+    clusters: clusterClient,
+    karmadaNamespaces: new ResourceClient<Namespace>(kcs.karmada, NAMESPACE_RESOURCE),
+    memberNamespaces: new ResourceClient<Namespace>(kcs.member, NAMESPACE_RESOURCE),
+    input: {
+      name: config.clusterName,
+      apiEndpoint: config.clusterApiEndpoint,
+      proxyURL: flags.proxyUrl === '' ? config.proxyServerAddress : flags.proxyUrl,
+      insecureSkipTLSVerification: flags.insecure,
+      provider: config.clusterProvider,
+      region: config.clusterRegion,
+      zones: config.clusterZones,
+    },
+    log: ctx.log,
+    signal,
+  });
+}
+
+interface Wiring {
+  readonly kcs: { karmada: KubeConfig; member: KubeConfig };
+  readonly clusterClient: ResourceClient<Cluster>;
+  readonly member: Member;
+  readonly ctx: Context;
+}
+
+/** Caches on every replica; controllers and the heartbeat on the leader, as `--controllers` says. */
+function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
+  const { kcs, ctx, member } = w;
+  const clusters = new WatchCache<Cluster>({
+    kubeConfig: kcs.karmada,
+    resource: clusterKind,
+    fieldSelector: `metadata.name=${config.clusterName}`,
+    log: ctx.log,
+  });
+  const works = new WatchCache<Work>({
+    kubeConfig: kcs.karmada,
+    resource: workKind,
+    namespace: executionNamespaceFor(config.clusterName),
+    log: ctx.log,
+  });
+  const runnerDeps = {
+    log: ctx.log,
+    clock: ctx.clock,
+    random: ctx.random,
+    metrics: createControllerMetrics(ctx.registry),
+  };
+  const metrics = createAgentMetrics(ctx.registry, config.clusterName);
+  const enabled = new Set(config.controllers);
+  manager.add(cacheRunnable('cluster-cache', clusters));
+  if (enabled.has('clusterStatus')) {
+    manager.add(controllerRunnable(statusController(config, { ...w, clusters, metrics }), runnerDeps));
+    manager.add(heartbeat(config, { ...w, clusters, metrics }));
+  }
+  const workDeps: WorkDeps = {
+    clusterName: config.clusterName,
+    works,
+    workClient: new ResourceClient<Work>(kcs.karmada, workKind),
+    memberObjects: member.objects,
+    mapper: member.mapper,
+    fieldManager: FIELD_MANAGER,
+    metrics,
+    workers: config.concurrentWorkSyncs,
+  };
+  if (enabled.has('execution') || enabled.has('workStatus')) manager.add(cacheRunnable('work-cache', works));
+  if (enabled.has('execution')) manager.add(controllerRunnable(executionController(workDeps), runnerDeps));
+  if (enabled.has('workStatus')) manager.add(controllerRunnable(workStatusController(workDeps), runnerDeps));
+  manager.add(member.objects.runnable());
+}
+
+type StatusWiring = Wiring & { readonly clusters: WatchCache<Cluster>; readonly metrics: AgentMetrics };
+
+function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
+  const { member, ctx } = w;
+  const inventory = (s: AbortSignal) => member.inventory.views(config.clusterCacheSyncTimeoutMs, s);
+  return clusterStatusController({
+    clusterName: config.clusterName,
+    clusters: w.clusters,
+    clusterClient: w.clusterClient,
+    member: {
+      probe: (s) => probeMemberHealth(member.http, s),
+      version: () => memberVersion(member.http, ctx.log),
+      discover: () => discoverMember(member.http, ctx.log),
+      ...(config.enableClusterResourceModeling ? { inventory } : {}),
+    },
+    thresholds: { successMs: config.clusterSuccessThresholdMs, failureMs: config.clusterFailureThresholdMs },
+    periodMs: config.clusterStatusUpdateFrequencyMs,
+    metrics: w.metrics,
+    onDiscovery: (d) => {
+      member.mapper.update(d);
+    },
+    monotonic: () => ctx.clock.monotonic(),
+  });
+}
+
+function heartbeat(config: RunConfig, w: StatusWiring): Runnable {
+  return heartbeatRunnable({
+    clusterName: config.clusterName,
+    leases: new ResourceClient<Lease>(w.kcs.karmada, LEASE_RESOURCE),
+    clusterUid: () => w.clusters.get(config.clusterName)?.metadata.uid,
+    leaseDurationMs: config.clusterLeaseDurationMs,
+    renewIntervalMs: renewIntervalMs(config.clusterLeaseDurationMs, config.clusterLeaseRenewIntervalFraction),
+    clock: w.ctx.clock,
+    random: w.ctx.random,
+    log: w.ctx.log,
+    metrics: w.metrics,
+  });
+}
+
+/** A watch cache as a runnable of every replica (followers keep warm caches for a fast takeover). */
+function cacheRunnable(name: string, cache: { run(signal: AbortSignal): Promise<void> }): Runnable {
+  return { name, needLeaderElection: false, start: (signal) => cache.run(signal) };
+}
+
+async function startServers(
+  config: RunConfig,
+  deps: AgentDeps,
+  manager: Manager,
+  log: Logger,
+): Promise<HttpServer[]> {
+  const servers: HttpServer[] = [];
+  const m = config.metricsBindAddress;
+  const h = config.healthProbeBindAddress;
+  const same = m !== undefined && h !== undefined && m.port !== 0 && m.port === h.port && m.host === h.host;
+  if (m !== undefined) {
+    servers.push(
+      await startHttpServer({
+        ...(m.host === undefined ? {} : { host: m.host }),
+        port: m.port,
+        registry: deps.registry,
+        ...(same ? { healthz: manager.healthz, readyz: manager.readyz } : {}),
+        log,
+      }),
+    );
+  }
+  if (h !== undefined && !same) {
+    servers.push(
+      await startHttpServer({
+        ...(h.host === undefined ? {} : { host: h.host }),
+        port: h.port,
+        healthz: manager.healthz,
+        readyz: manager.readyz,
+        log,
+      }),
+    );
+  }
+  return servers;
+}

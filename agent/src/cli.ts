@@ -1,0 +1,488 @@
+/**
+ * The agent's command line: `run` (the member agent, karmada-agent's flags and defaults) and the
+ * operator commands `condition set`, `condition clear` and `status` against the control plane.
+ * Every flag also reads an environment variable named after it (`--cluster-name` →
+ * `KF_CLUSTER_NAME`); a flag beats the environment, which beats the default.
+ */
+import { Command, InvalidArgumentError, type Option } from 'commander';
+import type { ConditionStatus } from '@kf/api';
+import {
+  collectProblems,
+  durationFlag,
+  flag,
+  parseLogLevel,
+  parsePositiveInt,
+  type LogLevel,
+} from '@kf/runtime';
+import { AGENT_CONTROLLERS, enabledControllers, type AgentControllerName } from './controllers/enabled.ts';
+
+export const AGENT_VERSION = '0.1.0';
+
+/** Where a server listens; undefined host = every interface. */
+export interface BindAddress {
+  readonly host?: string;
+  readonly port: number;
+}
+
+export interface LeaderElectionConfig {
+  readonly enabled: boolean;
+  /** Namespace of the election Lease in the control plane; its name is `karmada-agent-<cluster>`. */
+  readonly namespace: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+/** Control-plane connection shared by every command. */
+export interface KarmadaConnection {
+  /** Empty: `$KUBECONFIG`, else `~/.kube/config`, else the pod's service account. */
+  readonly karmadaKubeconfig: string;
+  readonly karmadaContext: string;
+}
+
+export interface RunConfig extends KarmadaConnection {
+  readonly clusterName: string;
+  /** Member kubeconfig; empty: `$KUBECONFIG`, else the pod's service account, else `~/.kube/config`. */
+  readonly kubeconfig: string;
+  readonly clusterNamespace: string;
+  readonly clusterStatusUpdateFrequencyMs: number;
+  readonly clusterLeaseDurationMs: number;
+  readonly clusterLeaseRenewIntervalFraction: number;
+  readonly clusterSuccessThresholdMs: number;
+  readonly clusterFailureThresholdMs: number;
+  readonly clusterCacheSyncTimeoutMs: number;
+  readonly clusterApiEndpoint: string;
+  readonly proxyServerAddress: string;
+  readonly clusterProvider: string;
+  readonly clusterRegion: string;
+  readonly clusterZones: readonly string[];
+  readonly concurrentWorkSyncs: number;
+  readonly enableClusterResourceModeling: boolean;
+  readonly controllers: readonly AgentControllerName[];
+  readonly leaderElection: LeaderElectionConfig;
+  /** Undefined: disabled (`0`). */
+  readonly metricsBindAddress: BindAddress | undefined;
+  readonly healthProbeBindAddress: BindAddress | undefined;
+  readonly logLevel: LogLevel;
+}
+
+export interface ConditionSetConfig extends KarmadaConnection {
+  readonly cluster: string;
+  readonly type: string;
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface ConditionClearConfig extends KarmadaConnection {
+  readonly cluster: string;
+  readonly type: string;
+}
+
+export interface StatusConfig extends KarmadaConnection {
+  readonly cluster: string;
+}
+
+/** What each command does once its flags are valid. */
+export interface AgentCommands {
+  run(config: RunConfig): Promise<void>;
+  conditionSet(config: ConditionSetConfig): Promise<void>;
+  conditionClear(config: ConditionClearConfig): Promise<void>;
+  status(config: StatusConfig): Promise<void>;
+}
+
+/** Defaults of karmada-agent (shared/spec member-side §1.1). */
+export const DEFAULTS = {
+  clusterNamespace: 'karmada-cluster',
+  clusterStatusUpdateFrequencyMs: 10_000,
+  clusterLeaseDurationMs: 40_000,
+  clusterLeaseRenewIntervalFraction: 0.25,
+  clusterSuccessThresholdMs: 30_000,
+  clusterFailureThresholdMs: 30_000,
+  clusterCacheSyncTimeoutMs: 120_000,
+  concurrentWorkSyncs: 5,
+  leaderElectNamespace: 'karmada-system',
+  leaderElectLeaseDurationMs: 15_000,
+  leaderElectRenewDeadlineMs: 10_000,
+  leaderElectRetryPeriodMs: 2_000,
+  metricsBindAddress: ':8080',
+  healthProbeBindAddress: ':10357',
+} as const;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Cluster names: RFC 1123 labels of at most 48 characters (room for the `karmada-es-` prefix). */
+export function clusterNameProblem(name: string): string | undefined {
+  if (name === '') return 'is required';
+  if (name.length > 48) return `must be at most 48 characters, got ${name.length}`;
+  if (!DNS_LABEL.test(name)) {
+    return 'must be a DNS label: lower-case letters, digits and "-", starting and ending with a letter or digit';
+  }
+  return undefined;
+}
+
+/** Go's bool flag syntax: `true`, `false`, `1`, `0`, `t`, `f` (any case). */
+export function parseBool(text: string): boolean {
+  const t = text.trim().toLowerCase();
+  if (['true', '1', 't'].includes(t)) return true;
+  if (['false', '0', 'f'].includes(t)) return false;
+  throw new InvalidArgumentError(`"${text}" is not a boolean (true or false)`);
+}
+
+/** `:8080`, `127.0.0.1:0`, `[::1]:9090`; `0` (or empty) disables the server. */
+export function parseBindAddress(text: string): BindAddress | undefined {
+  const t = text.trim();
+  if (t === '0' || t === '') return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(t);
+  const port = Number(m?.[3]);
+  if (m === null || port > 65_535) {
+    throw new InvalidArgumentError(`"${text}" is not an address like :8080 or 127.0.0.1:8080 (0 disables)`);
+  }
+  const host = m[1] ?? m[2] ?? '';
+  return host === '' ? { port } : { host, port };
+}
+
+function parseFraction(text: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new InvalidArgumentError(`"${text}" is not a number`);
+  return value;
+}
+
+function list(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function boolFlag(flags: string, description: string, defaultValue: boolean): Option {
+  return flag(`${flags} [bool]`, description)
+    .argParser(parseBool)
+    .preset('true')
+    .default(defaultValue, String(defaultValue));
+}
+
+function karmadaFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      flag('--karmada-kubeconfig <path>', 'kubeconfig of the Karmada control plane').default(
+        '',
+        '$KUBECONFIG, ~/.kube/config or in-cluster',
+      ),
+    )
+    .addOption(
+      flag('--karmada-context <name>', 'context in --karmada-kubeconfig (default: current)').default(''),
+    );
+}
+
+/** Raw commander values of `run`, before validation. */
+interface RunOptions {
+  clusterName: string;
+  karmadaKubeconfig: string;
+  karmadaContext: string;
+  kubeconfig: string;
+  clusterNamespace: string;
+  clusterStatusUpdateFrequency: number;
+  clusterLeaseDuration: number;
+  clusterLeaseRenewIntervalFraction: number;
+  clusterSuccessThreshold: number;
+  clusterFailureThreshold: number;
+  clusterCacheSyncTimeout: number;
+  clusterApiEndpoint: string;
+  proxyServerAddress: string;
+  clusterProvider: string;
+  clusterRegion: string;
+  clusterZones: string[];
+  concurrentWorkSyncs: number;
+  enableClusterResourceModeling: boolean;
+  controllers: string[];
+  leaderElect: boolean;
+  leaderElectResourceNamespace: string;
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  logLevel: LogLevel;
+}
+
+/** Validates `run`'s flags, reporting every problem at once (ConfigError). */
+export function toRunConfig(o: RunOptions): RunConfig {
+  return collectProblems<RunConfig>((p) => {
+    const nameProblem = clusterNameProblem(o.clusterName);
+    if (nameProblem !== undefined) p.add(`--cluster-name ${nameProblem}`);
+    const f = o.clusterLeaseRenewIntervalFraction;
+    p.check(
+      f > 0 && f < 1,
+      `--cluster-lease-renew-interval-fraction must be between 0 and 1 (exclusive), got ${f}`,
+    );
+    p.check(o.clusterLeaseDuration >= 1000, '--cluster-lease-duration must be at least 1s');
+    p.check(
+      !o.leaderElect || o.leaderElectLeaseDuration > o.leaderElectRenewDeadline,
+      '--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline',
+    );
+    p.check(
+      !o.leaderElect || o.leaderElectRenewDeadline > o.leaderElectRetryPeriod * 1.2,
+      '--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period',
+    );
+    const controllers = p.parse(
+      '--controllers',
+      o.controllers.join(','),
+      (t) => enabledControllers(list(t)),
+      [],
+    );
+    return {
+      clusterName: o.clusterName,
+      karmadaKubeconfig: o.karmadaKubeconfig,
+      karmadaContext: o.karmadaContext,
+      kubeconfig: o.kubeconfig,
+      clusterNamespace: o.clusterNamespace,
+      clusterStatusUpdateFrequencyMs: o.clusterStatusUpdateFrequency,
+      clusterLeaseDurationMs: o.clusterLeaseDuration,
+      clusterLeaseRenewIntervalFraction: f,
+      clusterSuccessThresholdMs: o.clusterSuccessThreshold,
+      clusterFailureThresholdMs: o.clusterFailureThreshold,
+      clusterCacheSyncTimeoutMs: o.clusterCacheSyncTimeout,
+      clusterApiEndpoint: o.clusterApiEndpoint,
+      proxyServerAddress: o.proxyServerAddress,
+      clusterProvider: o.clusterProvider,
+      clusterRegion: o.clusterRegion,
+      clusterZones: o.clusterZones,
+      concurrentWorkSyncs: o.concurrentWorkSyncs,
+      enableClusterResourceModeling: o.enableClusterResourceModeling,
+      controllers,
+      leaderElection: {
+        enabled: o.leaderElect,
+        namespace: o.leaderElectResourceNamespace,
+        leaseDurationMs: o.leaderElectLeaseDuration,
+        renewDeadlineMs: o.leaderElectRenewDeadline,
+        retryPeriodMs: o.leaderElectRetryPeriod,
+      },
+      metricsBindAddress: p.parse(
+        '--metrics-bind-address',
+        o.metricsBindAddress,
+        parseBindAddress,
+        undefined,
+      ),
+      healthProbeBindAddress: p.parse(
+        '--health-probe-bind-address',
+        o.healthProbeBindAddress,
+        parseBindAddress,
+        undefined,
+      ),
+      logLevel: o.logLevel,
+    };
+  });
+}
+
+function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
+  const cmd = new Command('run').description(
+    'Runs the agent in a member cluster: registers it, reports its health and status, renews its ' +
+      'heartbeat Lease and applies its Works.',
+  );
+  karmadaFlags(cmd)
+    .addOption(flag('--cluster-name <name>', 'name of the member cluster this agent serves').default(''))
+    .addOption(
+      flag('--kubeconfig <path>', 'kubeconfig of the member cluster').default(
+        '',
+        '$KUBECONFIG or in-cluster',
+      ),
+    )
+    .addOption(
+      flag('--cluster-namespace <ns>', 'namespace for cluster credentials').default(
+        DEFAULTS.clusterNamespace,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-status-update-frequency <duration>',
+        'period of cluster status checks',
+        DEFAULTS.clusterStatusUpdateFrequencyMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-lease-duration <duration>',
+        'duration of the cluster heartbeat Lease',
+        DEFAULTS.clusterLeaseDurationMs,
+      ),
+    )
+    .addOption(
+      flag(
+        '--cluster-lease-renew-interval-fraction <fraction>',
+        'the heartbeat Lease is renewed every lease duration × this fraction',
+      )
+        .argParser(parseFraction)
+        .default(DEFAULTS.clusterLeaseRenewIntervalFraction),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-success-threshold <duration>',
+        'how long the member must be seen healthy before Ready turns True',
+        DEFAULTS.clusterSuccessThresholdMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-failure-threshold <duration>',
+        'how long the member must be seen unhealthy before Ready turns False',
+        DEFAULTS.clusterFailureThresholdMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-cache-sync-timeout <duration>',
+        'how long a status sync waits for the member node and pod caches',
+        DEFAULTS.clusterCacheSyncTimeoutMs,
+      ),
+    )
+    .addOption(
+      flag('--cluster-api-endpoint <url>', 'API endpoint of the member, written to spec.apiEndpoint').default(
+        '',
+      ),
+    )
+    .addOption(
+      flag('--proxy-server-address <url>', 'proxy to reach the member, written to spec.proxyURL').default(''),
+    )
+    .addOption(flag('--cluster-provider <name>', 'written to spec.provider when set').default(''))
+    .addOption(flag('--cluster-region <name>', 'written to spec.region when set').default(''))
+    .addOption(
+      flag('--cluster-zones <zones>', 'comma-separated, written to spec.zones when set')
+        .argParser(list)
+        .default([], ''),
+    )
+    .addOption(
+      flag('--concurrent-work-syncs <n>', 'Works applied concurrently')
+        .argParser(parsePositiveInt)
+        .default(DEFAULTS.concurrentWorkSyncs),
+    )
+    .addOption(
+      boolFlag(
+        '--enable-cluster-resource-modeling',
+        'collect nodeSummary and resourceSummary from member nodes and pods',
+        true,
+      ),
+    )
+    .addOption(
+      flag(
+        '--controllers <list>',
+        `controllers to run: * for all, name to enable, -name to disable (${AGENT_CONTROLLERS.join(', ')})`,
+      )
+        .argParser(list)
+        .default(['*'], '*'),
+    )
+    .addOption(boolFlag('--leader-elect', 'elect a leader among agent replicas with a Lease', true))
+    .addOption(
+      flag('--leader-elect-resource-namespace <ns>', 'control-plane namespace of the election Lease').default(
+        DEFAULTS.leaderElectNamespace,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--leader-elect-lease-duration <duration>',
+        'how long followers wait before taking over',
+        DEFAULTS.leaderElectLeaseDurationMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--leader-elect-renew-deadline <duration>',
+        'a leader that cannot renew for this long stops leading',
+        DEFAULTS.leaderElectRenewDeadlineMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--leader-elect-retry-period <duration>',
+        'pause between election attempts',
+        DEFAULTS.leaderElectRetryPeriodMs,
+      ),
+    )
+    .addOption(
+      flag('--metrics-bind-address <addr>', 'address of /metrics (0 disables)').default(
+        DEFAULTS.metricsBindAddress,
+      ),
+    )
+    .addOption(
+      flag('--health-probe-bind-address <addr>', 'address of /healthz and /readyz (0 disables)').default(
+        DEFAULTS.healthProbeBindAddress,
+      ),
+    )
+    .addOption(
+      flag('--log-level <level>', 'trace, debug, info, warn, error').argParser(parseLogLevel).default('info'),
+    )
+    .action(async (opts: RunOptions) => {
+      await run(toRunConfig(opts));
+    });
+  return cmd;
+}
+
+const CONDITION_STATUSES: readonly ConditionStatus[] = ['True', 'False', 'Unknown'];
+
+function parseConditionStatus(text: string): ConditionStatus {
+  const s = CONDITION_STATUSES.find((c) => c === text);
+  if (s === undefined) throw new InvalidArgumentError(`"${text}" is not one of True, False, Unknown`);
+  return s;
+}
+
+function clusterFlag(): Option {
+  return flag('--cluster <name>', 'the Cluster to act on').makeOptionMandatory();
+}
+
+function buildConditionCommand(commands: AgentCommands): Command {
+  const set = karmadaFlags(new Command('set'))
+    .description('Sets a condition on a Cluster (lastTransitionTime moves only when the status changes).')
+    .addOption(clusterFlag())
+    .addOption(flag('--type <type>', 'condition type, e.g. Maintenance').makeOptionMandatory())
+    .addOption(
+      flag('--status <status>', 'True, False or Unknown')
+        .argParser(parseConditionStatus)
+        .makeOptionMandatory(),
+    )
+    .addOption(flag('--reason <reason>', 'CamelCase reason').makeOptionMandatory())
+    .addOption(flag('--message <message>', 'a sentence for humans').default(''))
+    .action(async (o: ConditionSetConfig & { cluster: string }) => {
+      const problem = clusterNameProblem(o.cluster);
+      if (problem !== undefined) throw new InvalidArgumentError(`--cluster ${problem}`);
+      await commands.conditionSet(o);
+    });
+  const clear = karmadaFlags(new Command('clear'))
+    .description('Removes a condition from a Cluster.')
+    .addOption(clusterFlag())
+    .addOption(flag('--type <type>', 'condition type to remove').makeOptionMandatory())
+    .action(async (o: ConditionClearConfig) => {
+      await commands.conditionClear(o);
+    });
+  return new Command('condition')
+    .description('Sets or clears Cluster conditions.')
+    .addCommand(set)
+    .addCommand(clear);
+}
+
+/** The whole `agent` program; tests call `exitOverride()` and `parseAsync(argv, { from: 'user' })`. */
+export function buildAgentCommand(commands: AgentCommands): Command {
+  const status = karmadaFlags(new Command('status'))
+    .description("Prints a Cluster's conditions, taints and remedy actions.")
+    .addOption(clusterFlag())
+    .action(async (o: StatusConfig) => {
+      await commands.status(o);
+    });
+  return new Command('agent')
+    .description('karmada-failover member agent: a drop-in for karmada-agent (pull mode).')
+    .version(AGENT_VERSION)
+    .showHelpAfterError()
+    .addCommand(buildRunCommand((config) => commands.run(config)))
+    .addCommand(buildConditionCommand(commands))
+    .addCommand(status);
+}
+
+/**
+ * Makes every command of the tree throw instead of exiting (commander sets this per command, and
+ * commands added with addCommand do not inherit it), so that `main.ts` owns the exit code.
+ */
+export function throwInsteadOfExit(cmd: Command): Command {
+  cmd.exitOverride();
+  for (const sub of cmd.commands) throwInsteadOfExit(sub);
+  return cmd;
+}

@@ -1,0 +1,177 @@
+/**
+ * Keeps the member's Cluster.status true: probes the member API server every
+ * `--cluster-status-update-frequency`, debounces Ready with the success/failure thresholds, and
+ * while Ready is (and stays) True collects version, API enablements and node/resource summaries.
+ * Watches the agent's own Cluster (one key: its name); writes Cluster status only, and only when
+ * something changed. Requeues itself every period, or sooner when a held-back Ready will flip.
+ */
+import {
+  clusterConditionTypes,
+  findCondition,
+  isConditionTrue,
+  type Cluster,
+  type ClusterStatus,
+  type ConditionUpdate,
+} from '@kf/api';
+import { updateWithRetry, type ResourceClient, type WatchCache } from '@kf/kube';
+import { converged, recheckIn, type ControllerSpec, type Logger, type Outcome } from '@kf/runtime';
+import type { AgentMetrics } from '../../metrics.ts';
+import { specChanges } from '../spec-changes.ts';
+import { buildApiEnablements, type Discovery } from './api-enablements.ts';
+import { judgeProbe, observedReadyCondition, type ProbeResult } from './ready-condition.ts';
+import { decideReady, type ReadyMemory, type Thresholds } from './ready-threshold.ts';
+import { summarizeCluster, type ClusterSummary } from './resource-summary.ts';
+import { planClusterStatus, type CollectedStatus } from './status-plan.ts';
+import type { InventoryViews } from '../../member/inventory.ts';
+
+/** What the controller needs from the member cluster. */
+export interface MemberStatusSource {
+  probe(signal: AbortSignal): Promise<ProbeResult>;
+  version(): Promise<string>;
+  discover(): Promise<Discovery>;
+  /** Undefined when resource modeling is off. */
+  inventory?(signal: AbortSignal): Promise<InventoryViews>;
+}
+
+export interface ClusterStatusDeps {
+  readonly clusterName: string;
+  readonly clusters: WatchCache<Cluster>;
+  readonly clusterClient: ResourceClient<Cluster>;
+  readonly member: MemberStatusSource;
+  readonly thresholds: Thresholds;
+  readonly periodMs: number;
+  readonly metrics: AgentMetrics;
+  /** Told about each discovery, so that Work manifests map to member resources without another one. */
+  readonly onDiscovery?: (d: Discovery) => void;
+  /** Monotonic clock for the sync duration. */
+  readonly monotonic: () => number;
+}
+
+export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec {
+  let memory: ReadyMemory | undefined;
+  return {
+    name: 'cluster-status',
+    // The periodic requeue drives this controller; a resync would only add extra probes.
+    resyncPeriodMs: 0,
+    // Status writes (ours and others') do not queue a sync: only create, delete and spec changes do.
+    sources: [
+      specChanges(deps.clusters, (c) => (c.metadata.name === deps.clusterName ? [deps.clusterName] : [])),
+    ],
+    async reconcile(name, { log, now, signal }) {
+      const cluster = deps.clusters.get(name);
+      if (cluster === undefined) {
+        memory = undefined;
+        return converged(); // deleted: nothing to report on
+      }
+      const startedAt = deps.monotonic();
+      const health = judgeProbe(await deps.member.probe(signal));
+      const stored = findCondition(cluster.status, clusterConditionTypes.ready);
+      const decision = decideReady(
+        { memory, stored, observed: observedReadyCondition(health), nowMs: now() },
+        deps.thresholds,
+      );
+      memory = decision.memory;
+      const ready = decision.kind === 'observed' ? decision.condition : undefined;
+      const plan = await planSync(
+        deps,
+        { ready, collect: health.healthy && ready?.status === 'True' },
+        log,
+        signal,
+      );
+      const written = await writeStatus(deps, { cached: cluster, ...plan, now });
+      if (written !== undefined && ready !== undefined && stored?.status !== ready.status) {
+        log.info({ ready: ready.status, reason: ready.reason }, 'Ready changed');
+      }
+      const current = written ?? cluster;
+      deps.metrics.observeCluster(current, isConditionTrue(current.status, clusterConditionTypes.ready));
+      deps.metrics.statusSyncSeconds((deps.monotonic() - startedAt) / 1000);
+      return next(deps.periodMs, decision.kind === 'held' ? decision.flipAtMs - now() : undefined);
+    },
+  };
+}
+
+/** Every period, or sooner when a held-back Ready is due to flip; a period of 0 disables the loop. */
+function next(periodMs: number, untilFlipMs: number | undefined): Outcome {
+  if (periodMs <= 0) return untilFlipMs === undefined ? converged() : recheckIn(untilFlipMs);
+  return recheckIn(Math.min(periodMs, untilFlipMs ?? periodMs));
+}
+
+interface SyncPlan {
+  readonly conditions: readonly ConditionUpdate[];
+  readonly collected: CollectedStatus | undefined;
+}
+
+/**
+ * Conditions to set (CompleteAPIEnablements then Ready, as upstream orders them) and, when the
+ * member is healthy and Ready is True, what was collected from it. A held-back Ready sets nothing.
+ */
+async function planSync(
+  deps: ClusterStatusDeps,
+  what: { readonly ready: ConditionUpdate | undefined; readonly collect: boolean },
+  log: Logger,
+  signal: AbortSignal,
+): Promise<SyncPlan> {
+  const readyList = what.ready === undefined ? [] : [what.ready];
+  if (!what.collect) return { conditions: readyList, collected: undefined };
+  const c = await collect(deps, log, signal);
+  return { conditions: [c.apiCondition, ...readyList], collected: c.collected };
+}
+
+async function collect(
+  deps: ClusterStatusDeps,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<{ collected: CollectedStatus; apiCondition: ConditionUpdate }> {
+  const [kubernetesVersion, discovery, views] = await Promise.all([
+    deps.member.version(),
+    deps.member.discover().catch((err: unknown): Discovery => {
+      log.warn({ err }, 'member discovery failed');
+      return { groupVersions: [], partial: true };
+    }),
+    deps.member.inventory?.(signal),
+  ]);
+  if (discovery.groupVersions.length > 0) deps.onDiscovery?.(discovery);
+  const apis = buildApiEnablements(discovery);
+  const models = deps.clusters.get(deps.clusterName)?.spec.resourceModels ?? [];
+  const summary: ClusterSummary | undefined =
+    views === undefined ? undefined : summarizeCluster(views.nodes, views.pods, models);
+  return {
+    collected: {
+      kubernetesVersion,
+      apiEnablements: apis.apiEnablements,
+      ...(summary === undefined ? {} : { summary }),
+    },
+    apiCondition: apis.condition,
+  };
+}
+
+/**
+ * Writes the planned status when it differs from the cached one: re-reads the Cluster from the
+ * API server and PUTs its status subresource (a concurrent writer makes that a Conflict, retried
+ * from a fresh read). Returns the written Cluster, or undefined when nothing was written.
+ */
+async function writeStatus(
+  deps: ClusterStatusDeps,
+  w: SyncPlan & { readonly cached: Cluster; readonly now: () => number },
+): Promise<Cluster | undefined> {
+  const { cached, conditions, collected, now } = w;
+  if (planClusterStatus(cached.status, conditions, collected, now()) === undefined) return undefined;
+  let written: Cluster | undefined;
+  await updateWithRetry<Cluster>({
+    read: () => deps.clusterClient.get(deps.clusterName),
+    mutate: (current) => {
+      const status: ClusterStatus | undefined = planClusterStatus(
+        current.status,
+        conditions,
+        collected,
+        now(),
+      );
+      return status === undefined ? undefined : { ...current, status };
+    },
+    write: async (next) => {
+      written = await deps.clusterClient.replaceStatus(next);
+      return written;
+    },
+  });
+  return written;
+}

@@ -1,0 +1,59 @@
+/** The cluster heartbeat Lease (`karmada-cluster/<cluster>`) as the agent writes it. */
+import { formatMicroTime, type Lease } from '@kf/kube';
+import { clusterKind, namespaces, type OwnerReference } from '@kf/api';
+
+export interface HeartbeatInput {
+  readonly cluster: string;
+  /** The Cluster's uid, for the owner reference (so the Lease goes when the Cluster goes). */
+  readonly clusterUid: string | undefined;
+  readonly leaseDurationSeconds: number;
+  readonly nowMs: number;
+}
+
+/** A Lease whose owner reference points at the Cluster; no controller / blockOwnerDeletion, as upstream. */
+function ownerOf(input: HeartbeatInput): OwnerReference[] {
+  if (input.clusterUid === undefined || input.clusterUid === '') return [];
+  return [
+    {
+      apiVersion: clusterKind.apiVersion,
+      kind: clusterKind.kind,
+      name: input.cluster,
+      uid: input.clusterUid,
+    },
+  ];
+}
+
+/**
+ * The Lease to write: a new one (holder = cluster name, duration, renewTime = now, owner
+ * reference) when none exists; else the existing one with duration and renewTime refreshed and,
+ * if it has none, the owner reference added. Everything else of the existing Lease is kept.
+ */
+export function planHeartbeat(existing: Lease | undefined, input: HeartbeatInput): Lease {
+  const renewTime = formatMicroTime(input.nowMs);
+  const owners = ownerOf(input);
+  if (existing === undefined) {
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: input.cluster,
+        namespace: namespaces.cluster,
+        ...(owners.length === 0 ? {} : { ownerReferences: owners }),
+      },
+      spec: { holderIdentity: input.cluster, leaseDurationSeconds: input.leaseDurationSeconds, renewTime },
+    };
+  }
+  const meta = existing.metadata as
+    (Lease['metadata'] & { ownerReferences?: readonly OwnerReference[] }) | undefined;
+  const hasOwners = (meta?.ownerReferences?.length ?? 0) > 0;
+  return {
+    ...existing,
+    metadata: { ...meta, ...(hasOwners || owners.length === 0 ? {} : { ownerReferences: owners }) },
+    spec: { ...existing.spec, leaseDurationSeconds: input.leaseDurationSeconds, renewTime },
+  };
+}
+
+/** Renew interval = lease duration × fraction, as upstream (10 s by default). */
+export function renewIntervalMs(leaseDurationMs: number, fraction: number): number {
+  return leaseDurationMs * fraction;
+}

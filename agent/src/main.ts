@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * Process edge of the member agent: parses the command line, builds the logger and metrics
+ * registry, runs the command, turns signals into a graceful stop and errors into exit codes
+ * (0 ok, 1 runtime failure, 2 bad flags or configuration).
+ */
+import { CommanderError } from 'commander';
+import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
+import { createAgent } from './app.ts';
+import { AGENT_VERSION, buildAgentCommand, throwInsteadOfExit } from './cli.ts';
+import { clusterStatus, conditionClear, conditionSet } from './commands/cluster-commands.ts';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let log = createLogger({ component: 'agent' });
+  const program = throwInsteadOfExit(
+    buildAgentCommand({
+      run: async (config) => {
+        log = createLogger({ component: 'agent', level: config.logLevel });
+        const registry = createRegistry({ component: 'agent', version: AGENT_VERSION });
+        const shutdown = onShutdownSignal((signal, count) => {
+          log.info({ signal, count }, 'shutdown signal received');
+          if (count > 1) process.exit(1); // a second signal: stop waiting
+        });
+        try {
+          await createAgent(config, { log, registry }).start(shutdown.signal);
+        } finally {
+          shutdown.unsubscribe();
+        }
+      },
+      conditionSet: async (c) => {
+        console.log(await conditionSet(c));
+      },
+      conditionClear: async (c) => {
+        console.log(await conditionClear(c));
+      },
+      status: async (c) => {
+        process.stdout.write(await clusterStatus(c));
+      },
+    }),
+  );
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err: unknown) {
+    const code = exitCodeFor(err);
+    if (err instanceof ConfigError) console.error(err.message);
+    else if (!(err instanceof CommanderError)) {
+      if (program.args[0] === 'run') log.fatal({ err }, 'agent failed');
+      else console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return code;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,104 @@
+/**
+ * Registration, run by every replica before leader election (as upstream): reads the member's
+ * identity, creates or updates its Cluster in the control plane, and makes sure the execution
+ * namespace `karmada-es-<cluster>` exists. Upstream leaves the namespace to the control plane's
+ * cluster controller; this agent creates it when missing (and never changes or deletes it).
+ */
+import { executionNamespaceFor, labels, namespaces, type Cluster } from '@kf/api';
+import { isAlreadyExists, isNotFound, isRetryable, type KubeObject, type ResourceClient } from '@kf/kube';
+import { retryWithBackoff, TerminalError, type Logger } from '@kf/runtime';
+import { decideRegistration, type RegistrationInput } from './registration-plan.ts';
+
+/** Another member already owns this Cluster (or this member is registered under another name). */
+export class RegistrationRefusedError extends Error {
+  override readonly name = 'RegistrationRefusedError';
+}
+
+export interface Namespace extends KubeObject {
+  readonly metadata?: KubeObject['metadata'] & { readonly labels?: Readonly<Record<string, string>> };
+}
+
+export const NAMESPACE_RESOURCE = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  namespaced: false,
+  kind: 'Namespace',
+};
+
+export interface RegistrationDeps {
+  readonly clusters: ResourceClient<Cluster>;
+  /** Namespaces of the control plane. */
+  readonly karmadaNamespaces: ResourceClient<Namespace>;
+  /** Namespaces of the member. */
+  readonly memberNamespaces: ResourceClient<Namespace>;
+  readonly input: Omit<RegistrationInput, 'id'>;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Registers the member, retrying transient failures (either API server unreachable) with
+ * backoff until `signal` aborts. Rejects with {@link RegistrationRefusedError} when the name or
+ * the id is taken by another member; any other non-retryable error (e.g. Forbidden) rejects too.
+ */
+export async function registerCluster(deps: RegistrationDeps): Promise<Cluster> {
+  return retryWithBackoff(() => registerOnce(deps), {
+    signal: deps.signal,
+    isRetryable: (err) =>
+      !(err instanceof RegistrationRefusedError) && !(err instanceof TerminalError) && isRetryable(err),
+    onRetry: ({ err, attempt, delayMs }) => {
+      deps.log.warn({ err, attempt, delayMs }, 'registration failed; retrying');
+    },
+  });
+}
+
+async function registerOnce(deps: RegistrationDeps): Promise<Cluster> {
+  const call = { signal: deps.signal };
+  const kubeSystem = await deps.memberNamespaces.get('kube-system', call);
+  const id = kubeSystem.metadata?.uid ?? '';
+  if (id === '') throw new TerminalError('the member kube-system namespace has no uid');
+  const all = (await deps.clusters.list(call)).items;
+  const existing = all.find((c) => c.metadata.name === deps.input.name);
+  const decision = decideRegistration(existing, all, { ...deps.input, id });
+  let cluster: Cluster;
+  switch (decision.kind) {
+    case 'refuse':
+      throw new RegistrationRefusedError(decision.reason);
+    case 'create':
+      cluster = await deps.clusters.create(decision.cluster, call);
+      deps.log.info({ id }, 'cluster registered');
+      break;
+    case 'update':
+      cluster = await deps.clusters.replace(decision.cluster, call);
+      deps.log.info({ id }, 'cluster registration updated');
+      break;
+    case 'unchanged':
+      cluster = decision.cluster;
+      deps.log.info({ id }, 'cluster already registered');
+      break;
+  }
+  // The heartbeat Lease lives in karmada-cluster; upstream creates it at registration too.
+  await ensureNamespace(deps, namespaces.cluster);
+  await ensureNamespace(deps, executionNamespaceFor(deps.input.name));
+  return cluster;
+}
+
+/** Creates the namespace (labelled karmada.io/system) when missing; never changes an existing one. */
+async function ensureNamespace(deps: RegistrationDeps, name: string): Promise<void> {
+  try {
+    await deps.karmadaNamespaces.get(name, { signal: deps.signal });
+    return;
+  } catch (err: unknown) {
+    if (!isNotFound(err)) throw err;
+  }
+  try {
+    await deps.karmadaNamespaces.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [labels.system]: 'true' } } },
+      { signal: deps.signal },
+    );
+    deps.log.info({ namespace: name }, 'namespace created');
+  } catch (err: unknown) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}

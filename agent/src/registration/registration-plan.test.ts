@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { Cluster } from '@kf/api';
+import { decideRegistration, type RegistrationInput } from './registration-plan.ts';
+
+const input: RegistrationInput = {
+  name: 'member1',
+  id: 'uid-1',
+  apiEndpoint: 'https://10.0.0.1:6443',
+  proxyURL: '',
+  insecureSkipTLSVerification: false,
+  provider: '',
+  region: 'eu-west',
+  zones: [],
+};
+const cluster = (name: string, spec: Partial<Cluster['spec']>): Cluster => ({
+  metadata: { name, resourceVersion: '5' },
+  spec: { syncMode: 'Pull', ...spec },
+  status: { conditions: [] },
+});
+
+describe('decideRegistration', () => {
+  it('creates a Pull cluster with the member id and flag fields', () => {
+    expect(decideRegistration(undefined, [], input)).toEqual({
+      kind: 'create',
+      cluster: {
+        apiVersion: 'cluster.karmada.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: 'member1' },
+        spec: {
+          syncMode: 'Pull',
+          id: 'uid-1',
+          apiEndpoint: 'https://10.0.0.1:6443',
+          insecureSkipTLSVerification: false,
+          region: 'eu-west',
+        },
+      },
+    });
+  });
+
+  it('is unchanged when the stored spec already matches', () => {
+    const existing = cluster('member1', {
+      id: 'uid-1',
+      apiEndpoint: 'https://10.0.0.1:6443',
+      insecureSkipTLSVerification: false,
+      region: 'eu-west',
+    });
+    expect(decideRegistration(existing, [existing], input).kind).toBe('unchanged');
+  });
+
+  it.each<[string, Partial<Cluster['spec']>, Partial<Cluster['spec']>]>([
+    [
+      'adopts a Cluster without id (e.g. made by an operator)',
+      { syncMode: 'Push' },
+      { syncMode: 'Pull', id: 'uid-1' },
+    ],
+    [
+      'clears an apiEndpoint the flag no longer gives',
+      { id: 'uid-1', apiEndpoint: 'https://old' },
+      { id: 'uid-1' },
+    ],
+    [
+      'keeps taints, resource models and a region it is not told to change',
+      { id: 'uid-1', taints: [{ key: 'k', effect: 'NoSchedule' }], region: 'us' },
+      { taints: [{ key: 'k', effect: 'NoSchedule' }], region: 'eu-west' },
+    ],
+  ])('updates: %s', (_name, stored, expected) => {
+    const existing = cluster('member1', stored);
+    const d = decideRegistration(existing, [existing], input);
+    expect(d.kind).toBe('update');
+    if (d.kind === 'update') {
+      expect(d.cluster.spec).toMatchObject(expected);
+      expect(d.cluster.metadata.resourceVersion).toBe('5');
+      expect(d.cluster.status).toEqual({ conditions: [] });
+    }
+    if (d.kind === 'update' && stored.apiEndpoint === 'https://old') {
+      expect(d.cluster.spec.apiEndpoint).toBe('https://10.0.0.1:6443');
+    }
+  });
+
+  it('never clears provider, region or zones when their flags are empty', () => {
+    const existing = cluster('member1', {
+      id: 'uid-1',
+      provider: 'aws',
+      zones: ['a'],
+      apiEndpoint: input.apiEndpoint,
+      insecureSkipTLSVerification: false,
+      region: 'eu-west',
+    });
+    expect(decideRegistration(existing, [], { ...input, region: '' }).kind).toBe('unchanged');
+  });
+
+  it('refuses a Cluster of the same name with another id', () => {
+    const d = decideRegistration(cluster('member1', { id: 'uid-other' }), [], input);
+    expect(d).toEqual({
+      kind: 'refuse',
+      reason: expect.stringMatching(/already registered with id uid-other/) as unknown,
+    });
+  });
+
+  it('refuses when the member is already registered under another name', () => {
+    const d = decideRegistration(undefined, [cluster('old-name', { id: 'uid-1' })], input);
+    expect(d).toEqual({
+      kind: 'refuse',
+      reason: expect.stringMatching(/already registered as cluster old-name/) as unknown,
+    });
+  });
+});

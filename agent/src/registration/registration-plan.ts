@@ -1,0 +1,87 @@
+/** Whether and how the agent registers its member as a Cluster in the control plane. */
+import { clusterKind, syncModes, type Cluster, type ClusterSpec } from '@kf/api';
+import { jsonEqual } from '../json-equal.ts';
+import { without } from '../object-fields.ts';
+
+/** What the agent knows about its member and was told by flags. */
+export interface RegistrationInput {
+  readonly name: string;
+  /** The member's kube-system namespace UID. */
+  readonly id: string;
+  /** `--cluster-api-endpoint`; written even when empty (the field is then cleared). */
+  readonly apiEndpoint: string;
+  /** `--proxy-server-address`, or the proxy-url of the member kubeconfig; cleared when empty. */
+  readonly proxyURL: string;
+  /** The member kubeconfig skips TLS verification (always written, like the API's default false). */
+  readonly insecureSkipTLSVerification: boolean;
+  /** Written only when non-empty; never cleared. */
+  readonly provider: string;
+  readonly region: string;
+  readonly zones: readonly string[];
+}
+
+export type RegistrationDecision =
+  | { readonly kind: 'create'; readonly cluster: Cluster }
+  | { readonly kind: 'update'; readonly cluster: Cluster }
+  | { readonly kind: 'unchanged'; readonly cluster: Cluster }
+  | { readonly kind: 'refuse'; readonly reason: string };
+
+/**
+ * Decides the registration:
+ * - refuse when a Cluster of this name carries another non-empty `spec.id`, or another Cluster
+ *   carries this member's id (the member is registered under another name);
+ * - create when no Cluster of this name exists;
+ * - else update only when the mutated spec differs from the stored one (status, metadata and
+ *   fields the agent does not own, such as taints, are kept).
+ */
+export function decideRegistration(
+  existing: Cluster | undefined,
+  others: readonly Cluster[],
+  input: RegistrationInput,
+): RegistrationDecision {
+  const storedId = existing?.spec.id ?? '';
+  if (storedId !== '' && storedId !== input.id) {
+    return {
+      kind: 'refuse',
+      reason:
+        `cluster ${input.name} is already registered with id ${storedId}, but this member's id ` +
+        `(kube-system namespace UID) is ${input.id}; refusing to take it over`,
+    };
+  }
+  const twin = others.find((c) => c.metadata.name !== input.name && c.spec.id === input.id);
+  if (twin !== undefined) {
+    return {
+      kind: 'refuse',
+      reason: `this member (id ${input.id}) is already registered as cluster ${twin.metadata.name ?? ''}`,
+    };
+  }
+  if (existing === undefined) {
+    return {
+      kind: 'create',
+      cluster: {
+        apiVersion: clusterKind.apiVersion,
+        kind: clusterKind.kind,
+        metadata: { name: input.name },
+        spec: mutateSpec({ syncMode: syncModes.pull }, input),
+      },
+    };
+  }
+  const spec = mutateSpec(existing.spec, input);
+  if (jsonEqual(spec, existing.spec)) return { kind: 'unchanged', cluster: existing };
+  return { kind: 'update', cluster: { ...existing, spec } };
+}
+
+function mutateSpec(spec: ClusterSpec, input: RegistrationInput): ClusterSpec {
+  const rest = without(spec, 'apiEndpoint', 'proxyURL', 'insecureSkipTLSVerification');
+  return {
+    ...rest,
+    syncMode: syncModes.pull,
+    id: input.id,
+    ...(input.apiEndpoint === '' ? {} : { apiEndpoint: input.apiEndpoint }),
+    ...(input.proxyURL === '' ? {} : { proxyURL: input.proxyURL }),
+    insecureSkipTLSVerification: input.insecureSkipTLSVerification,
+    ...(input.provider === '' ? {} : { provider: input.provider }),
+    ...(input.region === '' ? {} : { region: input.region }),
+    ...(input.zones.length === 0 ? {} : { zones: [...input.zones] }),
+  };
+}

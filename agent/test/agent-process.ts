@@ -1,0 +1,123 @@
+/** Runs the agent as a real process (`node agent/src/main.ts …`) for integration tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, type ClusterHandle } from '@kf/testing';
+
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.ts');
+
+export interface AgentProcess {
+  readonly pid: number;
+  readonly metricsUrl: string;
+  readonly logFile: string;
+  /** Exit code once exited (undefined while running or when killed by a signal). */
+  exitCode(): number | null | undefined;
+  isRunning(): boolean;
+  logs(): Promise<string>;
+  /** SIGTERM, SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  /** Resolves with the exit code when the process exits on its own. */
+  exited(): Promise<number | null>;
+}
+
+export interface AgentOptions {
+  readonly cluster: string;
+  readonly karmadaKubeconfig: string;
+  readonly member: ClusterHandle;
+  readonly runDir: string;
+  /** Extra flags, overriding the short test defaults below. */
+  readonly flags?: readonly string[];
+  /** A name for the log file (default: the cluster). */
+  readonly name?: string;
+}
+
+/** Short periods so that tests stay short; every one can be overridden through `flags`. */
+export const TEST_FLAGS = [
+  '--cluster-status-update-frequency=1s',
+  '--cluster-success-threshold=3s',
+  '--cluster-failure-threshold=3s',
+  '--cluster-lease-duration=4s',
+  '--cluster-lease-renew-interval-fraction=0.25',
+  '--leader-elect-lease-duration=4s',
+  '--leader-elect-renew-deadline=3s',
+  '--leader-elect-retry-period=1s',
+];
+
+export async function startAgent(o: AgentOptions): Promise<AgentProcess> {
+  const metricsPort = await freePort();
+  const logFile = join(o.runDir, `agent-${o.name ?? o.cluster}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+  await new Promise<void>((resolve) =>
+    log.once('open', () => {
+      resolve();
+    }),
+  );
+  const args = [
+    MAIN,
+    'run',
+    `--cluster-name=${o.cluster}`,
+    `--karmada-kubeconfig=${o.karmadaKubeconfig}`,
+    `--kubeconfig=${o.member.kubeconfigPath}`,
+    `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+    `--health-probe-bind-address=127.0.0.1:${metricsPort}`,
+    ...TEST_FLAGS,
+    ...(o.flags ?? []),
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ['ignore', log, log],
+    env: { ...process.env, KUBECONFIG: '' },
+  });
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (c) => {
+      code = c;
+      log.end();
+      resolve(c);
+    });
+  });
+  const alive = () => code === undefined;
+  return {
+    pid: child.pid ?? 0,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    logFile,
+    exitCode: () => code,
+    isRunning: alive,
+    logs: () => readFile(logFile, 'utf8'),
+    exited: () => exited,
+    async stop(graceMs = 15_000) {
+      if (alive()) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      return exited;
+    },
+  };
+}
+
+/** Polls until `probe` holds; throws with `what` after `timeoutMs`. Returns the time it held (ms epoch). */
+export async function eventually(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+  intervalMs = 200,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      if (await probe()) return Date.now();
+    } catch (err: unknown) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${what}: not true after ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})`}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
