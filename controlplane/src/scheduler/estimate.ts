@@ -1,0 +1,43 @@
+/**
+ * How many more replicas of a binding a cluster can take, from the cluster's resource summary
+ * (upstream's general estimator). Resource models and the gRPC estimator are not consulted.
+ */
+import type { BindingView } from './binding-view.ts';
+import type { ClusterView } from './cluster-view.ts';
+import { wholeUnits } from './quantity.ts';
+
+/** Upstream counts replicas in int32; "unlimited" is its maximum. */
+export const MAX_REPLICAS = 2_147_483_647;
+
+/**
+ * Replicas the cluster can still take: no summary → 0; else the free pod slots, lowered by
+ * every positive resource request (CPU in millicores, the rest in whole units, rounded up);
+ * a requested resource the cluster does not list → 0.
+ */
+export function estimateFromSummary(b: BindingView, c: ClusterView): number {
+  const capacity = c.capacity;
+  if (capacity === undefined || capacity.allowedPods <= 0) return 0;
+  let replicas = capacity.allowedPods;
+  if (!b.hasReplicaRequirements) return replicas;
+  for (const [resource, requestMilli] of b.requestMilli) {
+    if (requestMilli <= 0) continue;
+    const freeMilli = capacity.freeMilli.get(resource);
+    if (freeMilli === undefined || wholeUnits(freeMilli) <= 0) return 0;
+    const fit =
+      resource === 'cpu'
+        ? Math.floor(freeMilli / requestMilli)
+        : Math.floor(wholeUnits(freeMilli) / wholeUnits(requestMilli));
+    replicas = Math.min(replicas, fit);
+  }
+  return replicas;
+}
+
+/**
+ * `AllocatableReplicas` of §10.6: unlimited for bindings without replicas; otherwise the
+ * estimate capped to int32, where an "unlimited" answer falls back to the binding's replicas.
+ */
+export function allocatableReplicas(b: BindingView, c: ClusterView): number {
+  if (b.replicas === 0 && b.componentCount === 0) return MAX_REPLICAS;
+  const estimate = Math.min(MAX_REPLICAS, estimateFromSummary(b, c));
+  return estimate === MAX_REPLICAS ? b.replicas : estimate;
+}

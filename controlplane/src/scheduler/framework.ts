@@ -1,0 +1,131 @@
+/**
+ * The plugin contract: filters answer fit or unfit-with-reason, scorers return 0–100, and both
+ * see one scheduling attempt (a binding tried against one affinity term) and one cluster.
+ */
+import type { ClusterAffinity } from '@kf/api';
+import type { BindingView, PlacementView } from './binding-view.ts';
+import type { ClusterView } from './cluster-view.ts';
+import { compareNames } from './name-order.ts';
+
+export type Fit = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+export const fits: Fit = Object.freeze({ ok: true });
+
+export function unfit(reason: string): Fit {
+  return { ok: false, reason };
+}
+
+/** The affinity an attempt is bound to. */
+export interface AttemptTerm {
+  /** `affinityName` of the `clusterAffinities` term; empty for `clusterAffinity`. */
+  readonly name: string;
+  /** The inline affinity (tier 0); undefined when the placement sets none. */
+  readonly affinity: ClusterAffinity | undefined;
+  /** Overflow affinities (tiers 1, 2, …). */
+  readonly overflow: readonly ClusterAffinity[];
+}
+
+/** One scheduling attempt. */
+export interface Attempt {
+  readonly binding: BindingView;
+  readonly placement: PlacementView;
+  readonly term: AttemptTerm;
+  readonly nowMs: number;
+}
+
+export interface FilterPlugin {
+  readonly name: string;
+  filter(a: Attempt, c: ClusterView): Fit;
+}
+
+export interface ScorePlugin {
+  readonly name: string;
+  /** 0–100. */
+  score(a: Attempt, c: ClusterView): number;
+}
+
+export interface Plugins {
+  readonly filters: readonly FilterPlugin[];
+  readonly scorers: readonly ScorePlugin[];
+}
+
+/** Why a cluster was left out: the first filter it failed. */
+export interface Rejection {
+  readonly cluster: string;
+  readonly plugin: string;
+  readonly reason: string;
+}
+
+export interface ScoredCluster {
+  readonly cluster: ClusterView;
+  /** Sum over the score plugins (unweighted). */
+  readonly score: number;
+}
+
+export interface Feasibility {
+  /** Clusters every filter accepted, in input order. */
+  readonly feasible: readonly ScoredCluster[];
+  /** Clusters some filter refused, sorted by name. */
+  readonly rejected: readonly Rejection[];
+}
+
+/**
+ * Runs every filter on every cluster that is not being deleted (those are skipped silently,
+ * as upstream does) and scores the feasible ones.
+ */
+export function filterClusters(a: Attempt, clusters: readonly ClusterView[], plugins: Plugins): Feasibility {
+  const feasible: ScoredCluster[] = [];
+  const rejected: Rejection[] = [];
+  for (const c of clusters) {
+    if (c.deleting) continue;
+    const miss = firstMiss(plugins.filters, a, c);
+    if (miss !== undefined) rejected.push({ cluster: c.name, ...miss });
+    else feasible.push({ cluster: c, score: totalScore(plugins.scorers, a, c) });
+  }
+  rejected.sort((x, y) => compareNames(x.cluster, y.cluster));
+  return { feasible, rejected };
+}
+
+function firstMiss(
+  filters: readonly FilterPlugin[],
+  a: Attempt,
+  c: ClusterView,
+): { plugin: string; reason: string } | undefined {
+  for (const f of filters) {
+    const fit = f.filter(a, c);
+    if (!fit.ok) return { plugin: f.name, reason: fit.reason };
+  }
+  return undefined;
+}
+
+function totalScore(scorers: readonly ScorePlugin[], a: Attempt, c: ClusterView): number {
+  let sum = 0;
+  for (const s of scorers) sum += s.score(a, c);
+  return sum;
+}
+
+/**
+ * Upstream's FitError text: `0/<total> clusters are available: <count> <reason>, ….` with the
+ * entries sorted as strings, or `no cluster exists` when nothing was filtered.
+ */
+export function describeNoFit(total: number, rejected: readonly Rejection[]): string {
+  const counts = new Map<string, number>();
+  for (const r of rejected) counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1);
+  const entries = [...counts].map(([reason, n]) => `${n} ${reason}`).sort(compareNames);
+  return `0/${total} clusters are available: ${entries.length === 0 ? 'no cluster exists' : entries.join(', ')}.`;
+}
+
+/**
+ * Applies a `--plugins` list to a registry: `*` enables every plugin, `Name` enables one, `-Name`
+ * disables one (disabling wins). Registry order is kept.
+ */
+export function choosePlugins(registry: Plugins, names: readonly string[]): Plugins {
+  const all = names.includes('*');
+  const enabled = new Set(names.filter((n) => !n.startsWith('-')));
+  const disabled = new Set(names.filter((n) => n.startsWith('-')).map((n) => n.slice(1)));
+  const keep = (name: string): boolean => !disabled.has(name) && (all || enabled.has(name));
+  return {
+    filters: registry.filters.filter((p) => keep(p.name)),
+    scorers: registry.scorers.filter((p) => keep(p.name)),
+  };
+}

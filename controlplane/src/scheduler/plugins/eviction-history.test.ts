@@ -1,0 +1,46 @@
+import type { EvictionHistoryEntry } from '@kf/api';
+import { describe, expect, it } from 'vitest';
+import { attemptFor, binding, cluster } from '../test-builders.ts';
+import { evictionHistory } from './eviction-history.ts';
+
+const evictedAt = '2026-01-01T00:00:00Z';
+const evictedAtMs = Date.parse(evictedAt);
+const entry: EvictionHistoryEntry = {
+  clusterName: 'm1',
+  creationTimestamp: evictedAt,
+  reason: 'ApplicationFailure',
+};
+const reason = 'cluster(s) evicted this workload less than blockPredecessorSeconds ago';
+
+describe('EvictionHistory', () => {
+  it.each<
+    [string, readonly EvictionHistoryEntry[], number | undefined, number, Record<string, number>, boolean]
+  >([
+    // [name, history, blockPredecessorSeconds, ms since eviction, current clusters, fits]
+    ['no history', [], undefined, 0, {}, true],
+    ['another cluster was evicted', [{ ...entry, clusterName: 'm2' }], undefined, 0, {}, true],
+    ['just evicted', [entry], undefined, 0, {}, false],
+    ['within the default 600 s', [entry], undefined, 599_999, {}, false],
+    ['after the default 600 s', [entry], undefined, 600_000, {}, true],
+    ['within an explicit window', [entry], 30, 29_999, {}, false],
+    ['after an explicit window', [entry], 30, 30_000, {}, true],
+    ['zero blocks for good', [entry], 0, 10 ** 12, {}, false],
+    [
+      'a later eviction of the same cluster counts',
+      [entry, { ...entry, creationTimestamp: '2026-01-01T00:09:00Z' }],
+      undefined,
+      700_000,
+      {},
+      false,
+    ],
+    ['a cluster already holding the workload passes', [entry], undefined, 0, { m1: 1 }, true],
+  ])('%s', (...[, history, seconds, sinceMs, current, ok]) => {
+    const b = binding({
+      history,
+      clusters: current,
+      ...(seconds === undefined ? {} : { blockPredecessorSeconds: seconds }),
+    });
+    const fit = evictionHistory.filter(attemptFor(b, evictedAtMs + sinceMs), cluster('m1'));
+    expect(fit).toEqual(ok ? { ok: true } : { ok: false, reason });
+  });
+});
