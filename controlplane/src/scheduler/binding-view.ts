@@ -29,14 +29,6 @@ import { parseMilli } from './quantity.ts';
  */
 export const DEFAULT_BLOCK_PREDECESSOR_SECONDS = 600;
 
-/**
- * `spec.failover.application.blockPredecessorSeconds` from upstream's application failover
- * proposal. @kf/api does not carry the field; it is read here when present in the object.
- */
-interface BlockPredecessorField {
-  readonly blockPredecessorSeconds?: number;
-}
-
 /** The replica assignment a placement asks for (§10.8.2 of the control-plane reference). */
 export type StrategyView =
   | { readonly kind: 'Duplicated' }
@@ -207,9 +199,7 @@ function evictionRecords(history: readonly EvictionHistoryEntry[] | undefined): 
 
 /** Zero (or less) blocks for good, as the proposal defines zero; absent means the default. */
 function blockPredecessorMs(application: ApplicationFailoverBehavior | undefined): number {
-  const seconds =
-    (application as (ApplicationFailoverBehavior & BlockPredecessorField) | undefined)
-      ?.blockPredecessorSeconds ?? DEFAULT_BLOCK_PREDECESSOR_SECONDS;
+  const seconds = application?.blockPredecessorSeconds ?? DEFAULT_BLOCK_PREDECESSOR_SECONDS;
   return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
 }
 

@@ -125,6 +125,12 @@ export interface ApplicationFailoverBehavior {
   readonly purgeMode?: PurgeMode;
   /** Only with `Gracefully`; upstream's admission defaults it to 600. */
   readonly gracePeriodSeconds?: number;
+  /**
+   * How long the cluster the workload was moved away from stays closed to it (seconds; 0 keeps
+   * it closed until the eviction record is removed). From the application failover proposal,
+   * which upstream never implemented; the scheduler reads it from the binding's eviction history.
+   */
+  readonly blockPredecessorSeconds?: number;
   readonly statePreservation?: StatePreservation;
 }
 

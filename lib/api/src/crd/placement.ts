@@ -294,6 +294,10 @@ export function failover(description: string): Schema {
           'With Gracefully: longest wait before the old copy is removed (600 when unset).',
           { minimum: 1 },
         ),
+        blockPredecessorSeconds: int32(
+          'How long the scheduler keeps the workload away from the cluster it was moved from (600 when unset; 0 for good).',
+          { minimum: 0 },
+        ),
         statePreservation: statePreservation(),
       },
       {
