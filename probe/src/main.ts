@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * karmada-failover-probe: the DNS health probe DaemonSet's process. Exit codes: 0 after a clean
+ * shutdown (SIGTERM/SIGINT) or --help/--version, 1 on a runtime failure, 2 on bad flags or
+ * configuration.
+ */
+import { CommanderError } from 'commander';
+import {
+  ConfigError,
+  createLogger,
+  createRegistry,
+  exitCodeFor,
+  onShutdownSignal,
+  type Logger,
+} from '@kf/runtime';
+import packageJson from '../package.json' with { type: 'json' };
+import { createProbeApp } from './app.ts';
+import { buildProbeCommand } from './cli.ts';
+
+let log: Logger | undefined;
+
+const command = buildProbeCommand(async (cfg) => {
+  log = createLogger({ component: 'probe', level: cfg.logLevel });
+  const registry = createRegistry({ component: 'probe', version: packageJson.version });
+  const app = createProbeApp(cfg, { log, registry });
+  const shutdown = onShutdownSignal((signal, count) => {
+    log?.info({ signal }, count === 1 ? 'signal received; shutting down' : 'second signal; exiting now');
+    if (count > 1) process.exit(1);
+  });
+  shutdown.signal.addEventListener('abort', () => void app.stop(), { once: true });
+  try {
+    await app.start(); // until stopped; rejects when a part of the probe failed
+  } finally {
+    shutdown.unsubscribe();
+  }
+}, packageJson.version).exitOverride();
+
+try {
+  await command.parseAsync(process.argv);
+  log?.info('probe stopped');
+  log?.flush();
+  process.exit(0);
+} catch (err: unknown) {
+  const code = exitCodeFor(err);
+  if (err instanceof ConfigError) console.error(err.message);
+  else if (!(err instanceof CommanderError))
+    (log ?? createLogger({ component: 'probe' })).fatal({ err }, 'probe failed');
+  log?.flush();
+  process.exit(code);
+}
