@@ -27,6 +27,11 @@ export interface ClusterTaintPolicySpec {
   /** ANDed; empty never removes. */
   readonly removeOnConditions?: readonly MatchCondition[];
   readonly taints: readonly PolicyTaint[];
+  /**
+   * Seconds the addOnConditions must hold without interruption before the taints are added, so
+   * that a short blip does not taint; unset or 0 adds at once. An extension: upstream has none.
+   */
+  readonly addAfterSeconds?: number;
 }
 
 export type ClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec, PolicyStatus>;
@@ -37,6 +42,12 @@ export const clusterTaintPolicyKind = defineKind<ClusterTaintPolicy>({
   kind: 'ClusterTaintPolicy',
   plural: 'clustertaintpolicies',
   namespaced: false,
-  specFields: { targetClusters: true, addOnConditions: true, removeOnConditions: true, taints: true },
+  specFields: {
+    targetClusters: true,
+    addOnConditions: true,
+    removeOnConditions: true,
+    taints: true,
+    addAfterSeconds: true,
+  },
   statusFields: { observedGeneration: true, conditions: true },
 });

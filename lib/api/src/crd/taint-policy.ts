@@ -4,7 +4,7 @@ import { clusterTaintEffects, conditionStatusValues, labelKey, labelValue } from
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
 import { clusterAffinity } from './placement.ts';
 import { policyStatus } from './policy.ts';
-import { arr, obj, oneOf, str, type Schema } from './schema.ts';
+import { arr, int32, obj, oneOf, str, type Schema } from './schema.ts';
 
 function matchConditions(description: string): Schema {
   return arr(
@@ -28,6 +28,10 @@ function spec(): Schema {
       targetClusters: clusterAffinity('Clusters the policy manages; unset means all.'),
       addOnConditions: matchConditions('Add the taints when all of these hold; empty never adds.'),
       removeOnConditions: matchConditions('Remove the taints when all of these hold; empty never removes.'),
+      addAfterSeconds: int32(
+        'Seconds addOnConditions must hold before the taints are added; unset or 0 adds at once.',
+        { minimum: 0 },
+      ),
       taints: arr(
         'Taints to add or remove; key and effect identify a taint.',
         obj(

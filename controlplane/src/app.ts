@@ -1,0 +1,370 @@
+/**
+ * Wiring of the control plane: the Karmada kubeconfig, shared caches (run on every replica), the
+ * controllers `--controllers` enables (run on the elected leader), the event recorder, metrics and
+ * the /metrics, /healthz and /readyz servers.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import {
+  clusterKind,
+  clusterResourceBindingKind,
+  multiClusterIngressKind,
+  resourceBindingKind,
+  workKind,
+  type Cluster,
+  type ClusterResourceBinding,
+  type MultiClusterIngress,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
+import { EventRecorder, LeaderElector, ResourceClient, loadKubeConfig, makeLeaderGauge } from '@kf/kube';
+import {
+  ConfigError,
+  Manager,
+  controllerRunnable,
+  createControllerMetrics,
+  startHttpServer,
+  systemClock,
+  type Clock,
+  type ControllerSpec,
+  type HttpServer,
+  type Logger,
+} from '@kf/runtime';
+import type { BindingStore } from './binding-keys.ts';
+import { isControllerEnabled, type ControlPlaneConfig } from './cli.ts';
+import { clusterHealthController } from './controllers/cluster-health/controller.ts';
+import { clusterTaintsController } from './controllers/cluster-taints/controller.ts';
+import { NAMESPACE_RESOURCE, clusterController, type Namespace } from './controllers/cluster/controller.ts';
+import { FleetGuard } from './controllers/fleet-guard/guard.ts';
+import { EvictionPacer } from './controllers/fleet-guard/pacer.ts';
+import { gracefulEvictionController } from './controllers/graceful-eviction/controller.ts';
+import { ingressTrafficController } from './controllers/ingress-traffic/controller.ts';
+import { remedyController } from './controllers/remedy/controller.ts';
+import { taintManagerController } from './controllers/taint-manager/controller.ts';
+import { taintPolicyController } from './controllers/taint-policy/controller.ts';
+import { EXTRA_CONTROLLER_SETS } from './extra-controllers.ts';
+import { createControlPlaneMetrics, type ControlPlaneMetrics } from './metrics.ts';
+import {
+  SharedCaches,
+  type ControllerSet,
+  type ControllerSetParts,
+  type ControlPlaneWiring,
+} from './wiring.ts';
+
+export interface ControlPlaneDeps {
+  readonly log: Logger;
+  readonly registry: Registry;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  /** An already loaded kubeconfig (tests); otherwise loaded from `--kubeconfig`. */
+  readonly kubeConfig?: KubeConfig;
+  /** Controller sets besides the built-in ones (default: those of extra-controllers.ts). */
+  readonly extraControllers?: readonly ControllerSet[];
+}
+
+export interface ControlPlaneApp {
+  /** Runs until `signal` aborts; resolves after a clean shutdown. */
+  start(signal: AbortSignal): Promise<void>;
+}
+
+/** `source.component` of the Events the control plane writes. */
+export const EVENT_COMPONENT = 'karmada-failover-controlplane';
+
+export function createControlPlane(config: ControlPlaneConfig, deps: ControlPlaneDeps): ControlPlaneApp {
+  return { start: (signal) => runControlPlane(config, deps, signal) };
+}
+
+/** A built-in controller: its `--controllers` name, and how to build it when enabled. */
+interface BuiltIn {
+  readonly name: string;
+  /** False when upstream would not start it with this configuration (feature gates, switches). */
+  readonly active: (config: ControlPlaneConfig) => boolean;
+  readonly build: (w: ControlPlaneWiring, shared: Shared) => ControllerSpec;
+}
+
+/** State shared by several built-in controllers. */
+interface Shared {
+  readonly metrics: ControlPlaneMetrics;
+  readonly bindings: () => BindingStore;
+  readonly clusterClient: ResourceClient<Cluster>;
+}
+
+const BUILT_IN: readonly BuiltIn[] = [
+  {
+    name: 'cluster',
+    active: () => true,
+    build: (w, s) =>
+      clusterController({
+        clusters: w.caches.clusters(),
+        bindings: s.bindings(),
+        clusterClient: s.clusterClient,
+        namespaceClient: new ResourceClient<Namespace>(w.kubeConfig, NAMESPACE_RESOURCE),
+        workClient: new ResourceClient<Work>(w.kubeConfig, workKind),
+        events: w.events,
+      }),
+  },
+  {
+    name: 'cluster-health',
+    active: () => true,
+    build: (w, s) =>
+      clusterHealthController({
+        clusters: w.caches.clusters(),
+        leases: w.caches.clusterLeases(),
+        clusterClient: s.clusterClient,
+        events: w.events,
+        grace: {
+          monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
+          startupGracePeriodMs: w.config.clusterStartupGracePeriodMs,
+        },
+        monitorPeriodMs: w.config.clusterMonitorPeriodMs,
+      }),
+  },
+  {
+    name: 'cluster-taints',
+    active: () => true,
+    build: (w, s) =>
+      clusterTaintsController({
+        clusters: w.caches.clusters(),
+        clusterClient: s.clusterClient,
+        events: w.events,
+        metrics: s.metrics,
+      }),
+  },
+  {
+    name: 'taint-policy',
+    // Upstream starts the ClusterTaintPolicy controller only with gate Failover.
+    active: (c) => c.featureGates.Failover,
+    build: (w, s) =>
+      taintPolicyController({
+        clusters: w.caches.clusters(),
+        policies: w.caches.clusterTaintPolicies(),
+        clusterClient: s.clusterClient,
+        events: w.events,
+        metrics: s.metrics,
+      }),
+  },
+  {
+    name: 'taint-manager',
+    // Upstream: gate Failover and --enable-taint-manager start it; it evicts only with
+    // --enable-no-execute-taint-eviction, so without that it is not started at all here.
+    active: (c) => c.featureGates.Failover && c.enableTaintManager && c.enableNoExecuteTaintEviction,
+    build: (w, s) => taintManager(w, s),
+  },
+  {
+    name: 'graceful-eviction',
+    active: () => true,
+    build: (w, s) =>
+      gracefulEvictionController({
+        bindings: s.bindings(),
+        events: w.events,
+        timeoutMs: w.config.gracefulEvictionTimeoutMs,
+      }),
+  },
+  {
+    name: 'remedy',
+    active: () => true,
+    build: (w, s) =>
+      remedyController({
+        clusters: w.caches.clusters(),
+        remedies: w.caches.remedies(),
+        clusterClient: s.clusterClient,
+        events: w.events,
+      }),
+  },
+  {
+    name: 'ingress-traffic',
+    active: () => true,
+    build: (w) =>
+      ingressTrafficController({
+        ingresses: w.caches.multiClusterIngresses(),
+        clusters: w.caches.clusters(),
+        resourceBindings: w.caches.resourceBindings(),
+        ingressClient: new ResourceClient<MultiClusterIngress>(w.kubeConfig, multiClusterIngressKind),
+        events: w.events,
+      }),
+  },
+];
+
+/** Names `--controllers` accepts for the built-in controllers. */
+export const BUILT_IN_CONTROLLERS: readonly string[] = BUILT_IN.map((b) => b.name);
+
+function taintManager(w: ControlPlaneWiring, s: Shared): ControllerSpec {
+  const clusters = w.caches.clusters();
+  return taintManagerController({
+    clusters,
+    bindings: s.bindings(),
+    guard: new FleetGuard({
+      clusters: () => clusters.list(),
+      config: w.config.fleetGuard,
+      log: w.log.child({ component: 'fleet-guard' }),
+      onPausedChange: (paused) => {
+        s.metrics.setFleetGuardPaused(paused);
+      },
+    }),
+    pacer: new EvictionPacer(w.config.evictionPacing, w.clock.now(), (depth) => {
+      s.metrics.setEvictionQueueDepth(depth);
+    }),
+    events: w.events,
+    metrics: s.metrics,
+    purgeMode: w.config.noExecuteTaintEvictionPurgeMode,
+  });
+}
+
+/** The enabled controllers; throws ConfigError for `--controllers` names nothing has. */
+export function buildControllers(
+  w: ControlPlaneWiring,
+  extra: readonly ControllerSetParts[],
+): readonly ControllerSpec[] {
+  let store: BindingStore | undefined;
+  const clusters = w.caches.clusters(); // always watched: `clusters{state}` reads it
+  const shared: Shared = {
+    metrics: createControlPlaneMetrics(w.registry, () => clusters.list()),
+    clusterClient: new ResourceClient<Cluster>(w.kubeConfig, clusterKind),
+    bindings: () =>
+      (store ??= {
+        resourceBindings: w.caches.resourceBindings(),
+        clusterResourceBindings: w.caches.clusterResourceBindings(),
+        resourceBindingClient: new ResourceClient<ResourceBinding>(w.kubeConfig, resourceBindingKind),
+        clusterResourceBindingClient: new ResourceClient<ClusterResourceBinding>(
+          w.kubeConfig,
+          clusterResourceBindingKind,
+        ),
+      }),
+  };
+  const entries = w.config.controllers;
+  const extraSpecs = extra.flatMap((set) => set.controllers);
+  const known = new Set([...BUILT_IN_CONTROLLERS, ...extraSpecs.map((s) => s.name)]);
+  const unknown = entries.filter((e) => e !== '*' && !known.has(e.replace(/^-/, '')));
+  if (unknown.length > 0) {
+    throw new ConfigError([
+      `--controllers: unknown controller(s) ${unknown.join(', ')} (known: ${[...known].join(', ')})`,
+    ]);
+  }
+  const enabled = (name: string): boolean => isControllerEnabled(entries, name);
+  return [
+    ...BUILT_IN.filter((b) => enabled(b.name) && b.active(w.config)).map((b) => b.build(w, shared)),
+    ...extraSpecs.filter((s) => enabled(s.name)),
+  ];
+}
+
+async function runControlPlane(
+  config: ControlPlaneConfig,
+  deps: ControlPlaneDeps,
+  signal: AbortSignal,
+): Promise<void> {
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? Math.random;
+  const log = deps.log;
+  const kubeConfig =
+    deps.kubeConfig ?? loadKubeConfig(config.kubeconfig === '' ? {} : { path: config.kubeconfig });
+  const events = new EventRecorder({ kubeConfig, component: EVENT_COMPONENT, log, clock });
+  const wiring: ControlPlaneWiring = {
+    config,
+    kubeConfig,
+    log,
+    clock,
+    random,
+    registry: deps.registry,
+    events,
+    caches: new SharedCaches(kubeConfig, log, clock, random),
+  };
+  const extra = (deps.extraControllers ?? EXTRA_CONTROLLER_SETS).map((set) => set(wiring));
+  const controllers = buildControllers(wiring, extra);
+  const manager = new Manager({ log, clock, ...leadership(config, kubeConfig, wiring) });
+  // A set's caches run only when at least one of its controllers does.
+  const used = extra.filter((set) =>
+    set.controllers.some((c) => isControllerEnabled(config.controllers, c.name)),
+  );
+  for (const runnable of used.flatMap((set) => set.runnables ?? [])) manager.add(runnable);
+  const caches = wiring.caches.created();
+  for (const { name, cache } of caches) {
+    manager.add({ name, needLeaderElection: false, start: (s) => cache.run(s) });
+  }
+  manager.addReadyzCheck('caches-synced', () => {
+    const waiting = caches.filter((c) => !c.cache.isSynced()).map((c) => c.name);
+    if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);
+  });
+  const runnerDeps = { log, clock, random, metrics: createControllerMetrics(deps.registry) };
+  for (const spec of controllers) manager.add(controllerRunnable(spec, runnerDeps));
+  log.info({ controllers: controllers.map((c) => c.name) }, 'controllers enabled');
+  const servers = await startServers(config, deps.registry, manager, log);
+  try {
+    await manager.start(signal);
+  } finally {
+    await events.flush();
+    await Promise.allSettled(servers.map((s) => s.close()));
+  }
+}
+
+/**
+ * `--kubeconfig`, else `$KUBECONFIG` (its first entry), else `~/.kube/config` when it exists; ''
+ * means in-cluster (the pod's service account), as client-go resolves it.
+ */
+export function kubeconfigPath(flagValue: string, env = process.env, home = homedir()): string {
+  if (flagValue !== '') return flagValue;
+  const fromEnv = env['KUBECONFIG']?.split(delimiter).find((p) => p !== '');
+  if (fromEnv !== undefined) return fromEnv;
+  const inHome = join(home, '.kube', 'config');
+  return existsSync(inHome) ? inHome : '';
+}
+
+function leadership(
+  config: ControlPlaneConfig,
+  kubeConfig: KubeConfig,
+  w: ControlPlaneWiring,
+): { leadership?: LeaderElector } {
+  const le = config.leaderElection;
+  if (!le.enabled) return {};
+  return {
+    leadership: new LeaderElector({
+      kubeConfig,
+      namespace: le.namespace,
+      name: le.name,
+      leaseDurationMs: le.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriodMs,
+      log: w.log,
+      clock: w.clock,
+      random: w.random,
+      gauge: makeLeaderGauge(w.registry),
+    }),
+  };
+}
+
+async function startServers(
+  config: ControlPlaneConfig,
+  registry: Registry,
+  manager: Manager,
+  log: Logger,
+): Promise<HttpServer[]> {
+  const servers: HttpServer[] = [];
+  const m = config.metricsBindAddress;
+  const h = config.healthProbeBindAddress;
+  const same = m !== undefined && h !== undefined && m.port !== 0 && m.port === h.port && m.host === h.host;
+  if (m !== undefined) {
+    servers.push(
+      await startHttpServer({
+        ...(m.host === undefined ? {} : { host: m.host }),
+        port: m.port,
+        registry,
+        ...(same ? { healthz: manager.healthz, readyz: manager.readyz } : {}),
+        log,
+      }),
+    );
+  }
+  if (h !== undefined && !same) {
+    servers.push(
+      await startHttpServer({
+        ...(h.host === undefined ? {} : { host: h.host }),
+        port: h.port,
+        healthz: manager.healthz,
+        readyz: manager.readyz,
+        log,
+      }),
+    );
+  }
+  return servers;
+}

@@ -1,0 +1,498 @@
+/**
+ * The control plane's command line: `run`, with karmada-controller-manager's flag names and
+ * defaults (shared/spec/control-plane.md §2, §4, §6) plus our own switches (`--failover`, the fleet
+ * guard and eviction burst). Every flag also reads an environment variable named after it
+ * (`--cluster-monitor-period` → `KF_CLUSTER_MONITOR_PERIOD`); a flag beats the environment, which
+ * beats the default.
+ */
+import { Command, InvalidArgumentError, type Option } from 'commander';
+import { purgeModes } from '@kf/api';
+import {
+  collectProblems,
+  durationFlag,
+  flag,
+  parseLogLevel,
+  parsePositiveInt,
+  parseRatio,
+  type LogLevel,
+} from '@kf/runtime';
+import {
+  DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
+  DEFAULT_CLUSTER_STARTUP_GRACE_PERIOD_MS,
+} from './controllers/cluster-health/heartbeat.ts';
+import { DEFAULT_FLEET_GUARD, type FleetGuardConfig } from './controllers/fleet-guard/disruption.ts';
+import { DEFAULT_EVICTION_PACING, type EvictionPacing } from './controllers/fleet-guard/pacing.ts';
+import { DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS } from './controllers/graceful-eviction/assessment.ts';
+import {
+  DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
+  type TaintEvictionPurgeMode,
+} from './controllers/taint-manager/purge-mode.ts';
+
+export const CONTROLPLANE_VERSION = '0.1.0';
+
+/** Where a server listens; undefined host = every interface. */
+export interface BindAddress {
+  readonly host?: string;
+  readonly port: number;
+}
+
+export interface LeaderElectionConfig {
+  readonly enabled: boolean;
+  readonly namespace: string;
+  /** Name of the election Lease. */
+  readonly name: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+export interface ControlPlaneConfig {
+  /** Kubeconfig of the Karmada control plane; empty: `$KUBECONFIG`, `~/.kube/config` or in-cluster. */
+  readonly kubeconfig: string;
+  readonly clusterMonitorPeriodMs: number;
+  readonly clusterMonitorGracePeriodMs: number;
+  readonly clusterStartupGracePeriodMs: number;
+  readonly gracefulEvictionTimeoutMs: number;
+  /** Whether the taint manager runs (upstream: also needs the Failover gate). */
+  readonly enableTaintManager: boolean;
+  /** Whether the taint manager actually evicts (upstream default false). */
+  readonly enableNoExecuteTaintEviction: boolean;
+  readonly noExecuteTaintEvictionPurgeMode: TaintEvictionPurgeMode;
+  readonly evictionPacing: EvictionPacing;
+  readonly fleetGuard: FleetGuardConfig;
+  /** Resolved feature gates (known gates only), `--failover` applied. */
+  readonly featureGates: Readonly<Record<FeatureGate, boolean>>;
+  /** `--controllers` entries as given (`*`, `name`, `-name`); resolved against known names at start. */
+  readonly controllers: readonly string[];
+  readonly leaderElection: LeaderElectionConfig;
+  /** Undefined: disabled (`0`). */
+  readonly metricsBindAddress: BindAddress | undefined;
+  readonly healthProbeBindAddress: BindAddress | undefined;
+  readonly logLevel: LogLevel;
+}
+
+/** Karmada feature gates accepted by `--feature-gates`, with upstream's defaults. */
+export const FEATURE_GATE_DEFAULTS = {
+  Failover: false,
+  GracefulEviction: true,
+  PropagateDeps: true,
+  CustomizedClusterResourceModeling: true,
+  PolicyPreemption: false,
+  MultiClusterService: false,
+  ResourceQuotaEstimate: false,
+  StatefulFailoverInjection: false,
+  PriorityBasedScheduling: false,
+  ControllerPriorityQueue: false,
+  FederatedQuotaEnforcement: false,
+  MultiplePodTemplatesScheduling: false,
+} as const satisfies Record<string, boolean>;
+export type FeatureGate = keyof typeof FEATURE_GATE_DEFAULTS;
+
+/** Defaults of karmada-controller-manager, and ours for what upstream lacks. */
+export const DEFAULTS = {
+  clusterMonitorPeriodMs: 5_000,
+  clusterMonitorGracePeriodMs: DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
+  clusterStartupGracePeriodMs: DEFAULT_CLUSTER_STARTUP_GRACE_PERIOD_MS,
+  /** Deprecated upstream in v1.14 and removed in v1.15; accepted and ignored. */
+  failoverEvictionTimeoutMs: 5 * 60_000,
+  gracefulEvictionTimeoutMs: DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS,
+  leaderElectNamespace: 'karmada-system',
+  leaderElectName: 'karmada-failover-controlplane',
+  leaderElectLeaseDurationMs: 15_000,
+  leaderElectRenewDeadlineMs: 10_000,
+  leaderElectRetryPeriodMs: 2_000,
+  metricsBindAddress: ':8080',
+  healthProbeBindAddress: ':10357',
+} as const;
+
+/** Go's bool flag syntax: `true`, `false`, `1`, `0`, `t`, `f` (any case). */
+export function parseBool(text: string): boolean {
+  const t = text.trim().toLowerCase();
+  if (['true', '1', 't'].includes(t)) return true;
+  if (['false', '0', 'f'].includes(t)) return false;
+  throw new InvalidArgumentError(`"${text}" is not a boolean (true or false)`);
+}
+
+/** `:8080`, `127.0.0.1:0`, `[::1]:9090`; `0` (or empty) disables the server. */
+export function parseBindAddress(text: string): BindAddress | undefined {
+  const t = text.trim();
+  if (t === '0' || t === '') return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(t);
+  const port = Number(m?.[3]);
+  if (m === null || port > 65_535) {
+    throw new InvalidArgumentError(`"${text}" is not an address like :8080 or 127.0.0.1:8080 (0 disables)`);
+  }
+  const host = m[1] ?? m[2] ?? '';
+  return host === '' ? { port } : { host, port };
+}
+
+/** A non-negative decimal number (`0.5`, `50`). */
+export function parseRate(text: string): number {
+  const value = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isFinite(value)) throw new InvalidArgumentError(`"${text}" is not a non-negative number`);
+  return value;
+}
+
+/** `Failover=true,GracefulEviction=false` → explicit gate values; unknown gates are refused. */
+export function parseFeatureGates(text: string): Partial<Record<FeatureGate, boolean>> {
+  const gates: Partial<Record<FeatureGate, boolean>> = {};
+  for (const entry of list(text)) {
+    const [name = '', value, ...rest] = entry.split('=');
+    if (!isFeatureGate(name)) {
+      throw new InvalidArgumentError(
+        `unknown feature gate "${name}" (known: ${Object.keys(FEATURE_GATE_DEFAULTS).join(', ')})`,
+      );
+    }
+    if (value === undefined || rest.length > 0) {
+      throw new InvalidArgumentError(`feature gate "${entry}" must look like ${name}=true`);
+    }
+    gates[name] = parseBool(value);
+  }
+  return gates;
+}
+
+function isFeatureGate(name: string): name is FeatureGate {
+  return Object.hasOwn(FEATURE_GATE_DEFAULTS, name);
+}
+
+const CONTROLLER_ENTRY = /^-?(?:\*|[a-z0-9]+(?:-[a-z0-9]+)*)$/;
+
+/** `--controllers` entries: `*`, or kebab-case names, optionally prefixed with `-`. */
+export function parseControllers(text: string): string[] {
+  const entries = list(text);
+  const bad = entries.filter((e) => !CONTROLLER_ENTRY.test(e) || e === '-*');
+  if (bad.length > 0) {
+    throw new InvalidArgumentError(`controller names are kebab-case (x, -x or *), got ${bad.join(', ')}`);
+  }
+  return entries;
+}
+
+/**
+ * Whether a controller runs for a `--controllers` list: the first entry naming it (`name` enables,
+ * `-name` disables) wins; otherwise `*` enables it; otherwise it is off.
+ */
+export function isControllerEnabled(entries: readonly string[], name: string): boolean {
+  const first = entries.find((e) => e === name || e === `-${name}`);
+  if (first !== undefined) return first === name;
+  return entries.includes('*');
+}
+
+function list(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function boolFlag(flags: string, description: string, defaultValue: boolean): Option {
+  return flag(`${flags} [bool]`, description)
+    .argParser(parseBool)
+    .preset('true')
+    .default(defaultValue, String(defaultValue));
+}
+
+/** Raw commander values of `run`, before validation. */
+export interface RunOptions {
+  kubeconfig: string;
+  clusterMonitorPeriod: number;
+  clusterMonitorGracePeriod: number;
+  clusterStartupGracePeriod: number;
+  failoverEvictionTimeout: number;
+  gracefulEvictionTimeout: number;
+  resourceEvictionRate: number;
+  resourceEvictionBurst: number;
+  enableTaintManager: boolean;
+  enableNoExecuteTaintEviction: boolean;
+  /** commander names `--no-…` flags after the rest of the name. */
+  executeTaintEvictionPurgeMode: string;
+  featureGates: string;
+  failover: boolean;
+  fleetGuardPauseThreshold: number;
+  fleetGuardResumeThreshold: number;
+  fleetGuardMinClusters: number;
+  fleetGuardResumeAfter: number;
+  controllers: string;
+  leaderElect: boolean;
+  leaderElectResourceNamespace: string;
+  leaderElectResourceName: string;
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  logLevel: LogLevel;
+}
+
+/**
+ * `--failover` turns on what cluster failover needs (§0.2): the Failover gate, the taint manager
+ * and NoExecute eviction. It only changes defaults: an explicit upstream flag or gate still wins.
+ */
+function resolveGates(
+  explicit: Partial<Record<FeatureGate, boolean>>,
+  failover: boolean,
+): Record<FeatureGate, boolean> {
+  return { ...FEATURE_GATE_DEFAULTS, ...(failover ? { Failover: true } : {}), ...explicit };
+}
+
+/** Validates `run`'s flags, reporting every problem at once (ConfigError). */
+export function toRunConfig(
+  o: RunOptions,
+  explicitlySet: (name: keyof RunOptions) => boolean,
+): ControlPlaneConfig {
+  return collectProblems<ControlPlaneConfig>((p) => {
+    const gates = resolveGates(p.parse('--feature-gates', o.featureGates, parseFeatureGates, {}), o.failover);
+    const eviction =
+      o.failover && !explicitlySet('enableNoExecuteTaintEviction') ? true : o.enableNoExecuteTaintEviction;
+    const taintManager = o.failover && !explicitlySet('enableTaintManager') ? true : o.enableTaintManager;
+    const purgeMode = o.executeTaintEvictionPurgeMode;
+    p.check(
+      !eviction || purgeMode === purgeModes.gracefully || purgeMode === purgeModes.directly,
+      `--no-execute-taint-eviction-purge-mode must be Gracefully or Directly, got "${purgeMode}"`,
+    );
+    p.check(o.clusterMonitorPeriod > 0, '--cluster-monitor-period must be greater than 0');
+    p.check(o.resourceEvictionBurst >= 1, '--resource-eviction-burst must be at least 1');
+    p.check(
+      o.fleetGuardResumeThreshold <= o.fleetGuardPauseThreshold,
+      '--fleet-guard-resume-threshold must not exceed --fleet-guard-pause-threshold',
+    );
+    p.check(
+      !o.leaderElect || o.leaderElectLeaseDuration > o.leaderElectRenewDeadline,
+      '--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline',
+    );
+    p.check(
+      !o.leaderElect || o.leaderElectRenewDeadline > o.leaderElectRetryPeriod * 1.2,
+      '--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period',
+    );
+    return {
+      kubeconfig: o.kubeconfig,
+      clusterMonitorPeriodMs: o.clusterMonitorPeriod,
+      clusterMonitorGracePeriodMs: o.clusterMonitorGracePeriod,
+      clusterStartupGracePeriodMs: o.clusterStartupGracePeriod,
+      gracefulEvictionTimeoutMs: o.gracefulEvictionTimeout,
+      enableTaintManager: taintManager,
+      enableNoExecuteTaintEviction: eviction,
+      noExecuteTaintEvictionPurgeMode:
+        purgeMode === purgeModes.directly
+          ? purgeModes.directly
+          : DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
+      evictionPacing: { ratePerSecond: o.resourceEvictionRate, burst: o.resourceEvictionBurst },
+      fleetGuard: {
+        pauseAtUnhealthyShare: o.fleetGuardPauseThreshold,
+        resumeBelowUnhealthyShare: o.fleetGuardResumeThreshold,
+        minFleetSize: o.fleetGuardMinClusters,
+        resumeAfterMs: o.fleetGuardResumeAfter,
+      },
+      featureGates: gates,
+      controllers: p.parse('--controllers', o.controllers, parseControllers, []),
+      leaderElection: {
+        enabled: o.leaderElect,
+        namespace: o.leaderElectResourceNamespace,
+        name: o.leaderElectResourceName,
+        leaseDurationMs: o.leaderElectLeaseDuration,
+        renewDeadlineMs: o.leaderElectRenewDeadline,
+        retryPeriodMs: o.leaderElectRetryPeriod,
+      },
+      metricsBindAddress: p.parse(
+        '--metrics-bind-address',
+        o.metricsBindAddress,
+        parseBindAddress,
+        undefined,
+      ),
+      healthProbeBindAddress: p.parse(
+        '--health-probe-bind-address',
+        o.healthProbeBindAddress,
+        parseBindAddress,
+        undefined,
+      ),
+      logLevel: o.logLevel,
+    };
+  });
+}
+
+function healthFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      durationFlag(
+        '--cluster-monitor-period <duration>',
+        'upper bound of how late a silent Pull cluster is marked Ready=Unknown after its grace period',
+        DEFAULTS.clusterMonitorPeriodMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-monitor-grace-period <duration>',
+        'silence tolerated from a cluster that has posted status before Ready turns Unknown',
+        DEFAULTS.clusterMonitorGracePeriodMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--cluster-startup-grace-period <duration>',
+        'silence tolerated from a cluster that never posted status',
+        DEFAULTS.clusterStartupGracePeriodMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--failover-eviction-timeout <duration>',
+        'deprecated upstream (removed in Karmada v1.15); accepted and ignored — NoExecute taints come from ClusterTaintPolicies',
+        DEFAULTS.failoverEvictionTimeoutMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--graceful-eviction-timeout <duration>',
+        'how long a graceful eviction task may keep the old copy of a workload',
+        DEFAULTS.gracefulEvictionTimeoutMs,
+      ),
+    );
+}
+
+function evictionFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      flag('--resource-eviction-rate <per-second>', 'evictions per second once the burst is spent')
+        .argParser(parseRate)
+        .default(DEFAULT_EVICTION_PACING.ratePerSecond),
+    )
+    .addOption(
+      flag('--resource-eviction-burst <n>', 'evictions allowed at once after a quiet period')
+        .argParser(parsePositiveInt)
+        .default(DEFAULT_EVICTION_PACING.burst),
+    )
+    .addOption(
+      boolFlag('--enable-taint-manager', 'run the NoExecute taint manager (needs gate Failover)', true),
+    )
+    .addOption(
+      boolFlag(
+        '--enable-no-execute-taint-eviction',
+        'let the taint manager evict bindings from clusters with untolerated NoExecute taints',
+        false,
+      ),
+    )
+    .addOption(
+      flag(
+        '--no-execute-taint-eviction-purge-mode <mode>',
+        'purge mode of taint evictions for bindings without spec.failover.cluster: Gracefully or Directly',
+      ).default(DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE),
+    )
+    .addOption(
+      flag('--feature-gates <gates>', 'comma-separated Gate=bool pairs, e.g. Failover=true').default(''),
+    )
+    .addOption(
+      boolFlag(
+        '--failover',
+        'turn on cluster failover: gate Failover, --enable-taint-manager and --enable-no-execute-taint-eviction (explicit flags still win)',
+        false,
+      ),
+    )
+    .addOption(
+      flag('--fleet-guard-pause-threshold <ratio>', 'share of not-ready clusters at which evictions pause')
+        .argParser(parseRatio)
+        .default(DEFAULT_FLEET_GUARD.pauseAtUnhealthyShare),
+    )
+    .addOption(
+      flag(
+        '--fleet-guard-resume-threshold <ratio>',
+        'share of not-ready clusters below which evictions resume',
+      )
+        .argParser(parseRatio)
+        .default(DEFAULT_FLEET_GUARD.resumeBelowUnhealthyShare),
+    )
+    .addOption(
+      flag('--fleet-guard-min-clusters <n>', 'smaller fleets pause only when every cluster is not ready')
+        .argParser(parsePositiveInt)
+        .default(DEFAULT_FLEET_GUARD.minFleetSize),
+    )
+    .addOption(
+      durationFlag(
+        '--fleet-guard-resume-after <duration>',
+        'how long the fleet must stay below the resume threshold before evictions resume',
+        DEFAULT_FLEET_GUARD.resumeAfterMs,
+      ),
+    );
+}
+
+function processFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      flag(
+        '--controllers <list>',
+        'controllers to run: * for all, name to enable, -name to disable (kebab-case names)',
+      ).default('*'),
+    )
+    .addOption(boolFlag('--leader-elect', 'elect a leader among replicas with a Lease', true))
+    .addOption(
+      flag('--leader-elect-resource-namespace <ns>', 'namespace of the election Lease').default(
+        DEFAULTS.leaderElectNamespace,
+      ),
+    )
+    .addOption(
+      flag('--leader-elect-resource-name <name>', 'name of the election Lease').default(
+        DEFAULTS.leaderElectName,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--leader-elect-lease-duration <duration>',
+        'how long followers wait before taking over',
+        DEFAULTS.leaderElectLeaseDurationMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--leader-elect-renew-deadline <duration>',
+        'a leader that cannot renew for this long stops leading',
+        DEFAULTS.leaderElectRenewDeadlineMs,
+      ),
+    )
+    .addOption(
+      durationFlag(
+        '--leader-elect-retry-period <duration>',
+        'pause between election attempts',
+        DEFAULTS.leaderElectRetryPeriodMs,
+      ),
+    )
+    .addOption(
+      flag('--metrics-bind-address <addr>', 'address of /metrics (0 disables)').default(
+        DEFAULTS.metricsBindAddress,
+      ),
+    )
+    .addOption(
+      flag('--health-probe-bind-address <addr>', 'address of /healthz and /readyz (0 disables)').default(
+        DEFAULTS.healthProbeBindAddress,
+      ),
+    )
+    .addOption(
+      flag('--log-level <level>', 'trace, debug, info, warn, error').argParser(parseLogLevel).default('info'),
+    );
+}
+
+/** The whole `controlplane` program; tests call `exitOverride()` and `parseAsync(argv, { from: 'user' })`. */
+export function buildControlPlaneCommand(run: (config: ControlPlaneConfig) => Promise<void>): Command {
+  const cmd = new Command('run').description(
+    'Runs the control-plane controllers: cluster health, taints, taint-based eviction, graceful ' +
+      'eviction and remedies.',
+  );
+  cmd.addOption(
+    flag('--kubeconfig <path>', 'kubeconfig of the Karmada control plane').default(
+      '',
+      '$KUBECONFIG, ~/.kube/config or in-cluster',
+    ),
+  );
+  processFlags(evictionFlags(healthFlags(cmd))).action(async (opts: RunOptions) => {
+    const explicit = (name: keyof RunOptions): boolean => {
+      const source = cmd.getOptionValueSource(name);
+      return source === 'cli' || source === 'env';
+    };
+    await run(toRunConfig(opts, explicit));
+  });
+  const program = new Command('controlplane')
+    .description('karmada-failover control plane: cluster failover for Karmada.')
+    .version(CONTROLPLANE_VERSION)
+    .showHelpAfterError()
+    .addCommand(cmd);
+  program.exitOverride();
+  cmd.exitOverride();
+  return program;
+}

@@ -1,0 +1,75 @@
+/**
+ * Sets Ready=Unknown when a Pull cluster's agent stops renewing its Lease.
+ * Watches Clusters and Leases in `karmada-cluster` (lease name = cluster name); writes Cluster
+ * status (the Ready condition) only. Requeued at the exact moment the grace period of a fresh
+ * cluster runs out, and every `--cluster-monitor-period` as a safety net.
+ */
+import {
+  clusterConditionTypes,
+  findCondition,
+  namespaces,
+  parseTime,
+  setCondition,
+  type Cluster,
+  type ClusterStatus,
+} from '@kf/api';
+import {
+  leaseRenewedAtMs,
+  type EventRecorder,
+  type Lease,
+  type ResourceClient,
+  type WatchCache,
+} from '@kf/kube';
+import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
+import { judgeHeartbeat, type HeartbeatGrace } from './heartbeat.ts';
+
+export interface ClusterHealthDeps {
+  readonly clusters: WatchCache<Cluster>;
+  /** Leases of namespace `karmada-cluster`. */
+  readonly leases: WatchCache<Lease>;
+  readonly clusterClient: ResourceClient<Cluster>;
+  readonly events: EventRecorder;
+  readonly grace: HeartbeatGrace;
+  /** `--cluster-monitor-period`: the resync bounding how late a missed deadline is noticed. */
+  readonly monitorPeriodMs: number;
+}
+
+export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec {
+  return {
+    name: 'cluster-health',
+    sources: [
+      keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
+      keysFrom(deps.leases, (l) => [l.metadata?.name ?? '']),
+    ],
+    resyncPeriodMs: deps.monitorPeriodMs,
+    async reconcile(name, { log, now, signal }) {
+      const cluster = deps.clusters.get(name);
+      if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) return converged();
+      const ready = findCondition(cluster.status, clusterConditionTypes.ready);
+      const verdict = judgeHeartbeat(
+        {
+          syncMode: cluster.spec.syncMode,
+          createdAtMs: parseTime(cluster.metadata.creationTimestamp),
+          ready,
+          renewedAtMs: leaseRenewedAtMs(deps.leases.getIn(namespaces.cluster, name)),
+          nowMs: now(),
+        },
+        deps.grace,
+      );
+      if (verdict.kind === 'fresh') return recheckIn(verdict.expiresInMs);
+      if (verdict.kind === 'unmonitored' || verdict.patch === undefined) return converged();
+      const status: ClusterStatus = {
+        ...cluster.status,
+        conditions: setCondition(cluster.status?.conditions, verdict.patch, now()),
+      };
+      // PUT guarded by the cached resourceVersion: a status the agent posted meanwhile wins.
+      await deps.clusterClient.replaceStatus({ ...structuredClone(cluster), status }, { signal });
+      deps.events.record(cluster, 'Warning', verdict.patch.reason, verdict.patch.message);
+      log.info(
+        { cluster: name, silentForMs: verdict.silentForMs },
+        'cluster went silent; Ready set to Unknown',
+      );
+      return converged();
+    },
+  };
+}

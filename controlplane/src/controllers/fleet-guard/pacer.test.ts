@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { EvictionPacer } from './pacer.ts';
+
+const pacing = { ratePerSecond: 2, burst: 2 };
+
+function pacer(): { p: EvictionPacer; depth: () => number } {
+  let depth = 0;
+  const p = new EvictionPacer(pacing, 0, (d) => {
+    depth = d;
+  });
+  return { p, depth: () => depth };
+}
+
+describe('EvictionPacer', () => {
+  it('lets the burst through at once, then one key per token', () => {
+    const { p } = pacer();
+    expect(p.request('a', 0)).toEqual({ ok: true });
+    expect(p.request('b', 0)).toEqual({ ok: true });
+    expect(p.request('c', 0)).toEqual({ ok: false, waitMs: 500 });
+    expect(p.request('c', 500)).toEqual({ ok: true });
+  });
+
+  it('keeps a token for an older waiting key rather than giving it to a newer one', () => {
+    const { p } = pacer();
+    p.request('a', 0);
+    p.request('b', 0);
+    expect(p.request('old', 100).ok).toBe(false); // waits since 100
+    expect(p.request('new', 600).ok).toBe(false); // the token of 500 ms belongs to "old"
+    expect(p.request('old', 600)).toEqual({ ok: true });
+    expect(p.request('new', 1_000)).toEqual({ ok: true });
+  });
+
+  it('forgets keys that no longer wait, so they block nobody', () => {
+    const { p, depth } = pacer();
+    p.request('a', 0);
+    p.request('b', 0);
+    p.hold('gone', 0);
+    expect(depth()).toBe(1);
+    p.release('gone');
+    expect(depth()).toBe(0);
+    expect(p.request('c', 500)).toEqual({ ok: true });
+  });
+
+  it('says only the first time that a key is held', () => {
+    const { p } = pacer();
+    expect(p.hold('k', 0)).toBe(true);
+    expect(p.hold('k', 10)).toBe(false);
+    p.release('k');
+    expect(p.hold('k', 20)).toBe(true);
+  });
+
+  it('counts held and waiting keys as the queue depth', () => {
+    const { p, depth } = pacer();
+    p.hold('paused', 0);
+    p.request('a', 0);
+    expect(depth()).toBe(1);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Evicts bindings from clusters whose NoExecute taints they do not tolerate: at once, or when the
+ * tolerating `tolerationSeconds` run out. An eviction removes the cluster from `spec.clusters` and
+ * leaves a graceful eviction task (purge mode from the binding's `spec.failover.cluster`, else
+ * `--no-execute-taint-eviction-purge-mode`). Evictions are paced by a token bucket and paused by
+ * the fleet guard while too much of the fleet is not ready (an Event on the binding says why).
+ * Watches ResourceBindings, ClusterResourceBindings and Clusters (a cluster change queues the
+ * bindings placed on it); writes binding `spec.clusters` and `spec.gracefulEvictionTasks`.
+ * Requeued at the earliest toleration deadline, when the next token arrives, and every 10s while
+ * paused.
+ */
+import { eventReasons, evictionProducers, evictionReasons, taintEffects, type Taint } from '@kf/api';
+import { keyOf, type EventRecorder, type WatchCache } from '@kf/kube';
+import {
+  converged,
+  keysFrom,
+  recheckIn,
+  type ControllerSpec,
+  type Outcome,
+  type ReconcileContext,
+} from '@kf/runtime';
+import type { Cluster } from '@kf/api';
+import {
+  bindingClient,
+  bindingKeysOnCluster,
+  bindingReference,
+  getBinding,
+  type Binding,
+  type BindingStore,
+} from '../../binding-keys.ts';
+import type { ControlPlaneMetrics } from '../../metrics.ts';
+import type { FleetGuard } from '../fleet-guard/guard.ts';
+import type { EvictionPacer } from '../fleet-guard/pacer.ts';
+import { planGracefulEviction } from '../graceful-eviction/evict-cluster.ts';
+import { readAppliedTolerations } from './applied-placement.ts';
+import { judgeEviction } from './eviction.ts';
+import { decidePurgeMode, type TaintEvictionPurgeMode } from './purge-mode.ts';
+
+/** Upstream's ClusterTaintEvictionRetryFrequency: how often a held-back eviction looks again. */
+export const EVICTION_RETRY_MS = 10_000;
+
+/** Event reasons of this controller that upstream does not have. */
+export const taintManagerEventReasons = {
+  evictionStarted: 'EvictionStarted',
+  evictionPaused: 'EvictionPaused',
+} as const;
+
+export interface TaintManagerDeps {
+  readonly clusters: WatchCache<Cluster>;
+  readonly bindings: BindingStore;
+  readonly guard: FleetGuard;
+  readonly pacer: EvictionPacer;
+  readonly events: EventRecorder;
+  readonly metrics: ControlPlaneMetrics;
+  readonly purgeMode: TaintEvictionPurgeMode;
+}
+
+interface Due {
+  /** Clusters to leave now, with the taints nobody tolerates (empty: a toleration ran out). */
+  readonly now: readonly { readonly cluster: string; readonly untolerated: readonly Taint[] }[];
+  /** The earliest later deadline, if any. */
+  readonly laterInMs?: number;
+}
+
+export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
+  return {
+    name: 'taint-manager',
+    // Upstream's three workers: evictions are one API write each, paced by the shared bucket.
+    workers: 3,
+    sources: [
+      keysFrom(deps.bindings.resourceBindings, (b) => [keyOf(b)]),
+      keysFrom(deps.bindings.clusterResourceBindings, (b) => [keyOf(b)]),
+      keysFrom(deps.clusters, (c) => bindingKeysOnCluster(deps.bindings, c.metadata.name ?? '')),
+    ],
+    async reconcile(key, ctx) {
+      const binding = getBinding(deps.bindings, key);
+      if (binding === undefined || binding.metadata.deletionTimestamp !== undefined) {
+        deps.pacer.release(key);
+        return converged();
+      }
+      const due = findDue(deps, binding, ctx.now());
+      const later = due.laterInMs === undefined ? converged() : recheckIn(due.laterInMs);
+      if (due.now.length === 0) {
+        deps.pacer.release(key);
+        return later;
+      }
+      return evict(deps, { key, binding, due }, ctx);
+    },
+  };
+}
+
+function findDue(deps: TaintManagerDeps, binding: Binding, nowMs: number): Due {
+  const evictNow: { cluster: string; untolerated: readonly Taint[] }[] = [];
+  let laterInMs: number | undefined;
+  for (const { name } of binding.spec.clusters ?? []) {
+    const taints = deps.clusters.get(name)?.spec.taints ?? [];
+    if (!taints.some((t) => t.effect === taintEffects.noExecute)) continue;
+    const applied = readAppliedTolerations(binding.metadata.annotations);
+    // As upstream: without a readable applied placement nothing is evicted; retried with backoff.
+    if (!applied.ok) throw new Error(`cannot judge eviction from cluster ${name}: ${applied.problem}`);
+    const verdict = judgeEviction({
+      clusterName: name,
+      boundClusters: binding.spec.clusters,
+      taints,
+      tolerations: applied.tolerations,
+      nowMs,
+    });
+    if (verdict.kind === 'evictNow') evictNow.push({ cluster: name, untolerated: verdict.untolerated });
+    if (verdict.kind === 'evictAt') laterInMs = Math.min(laterInMs ?? verdict.inMs, verdict.inMs);
+  }
+  return { now: evictNow, ...(laterInMs === undefined ? {} : { laterInMs }) };
+}
+
+/** One binding's evictions that are due now. */
+interface DueBinding {
+  readonly key: string;
+  readonly binding: Binding;
+  readonly due: Due;
+}
+
+async function evict(
+  deps: TaintManagerDeps,
+  { key, binding, due }: DueBinding,
+  { log, now, signal }: ReconcileContext,
+): Promise<Outcome> {
+  const ref = bindingReference(key, binding);
+  const guard = deps.guard.check(now());
+  if (guard.paused) {
+    // Told once per hold, not on every look: a paused fleet may hold thousands of bindings.
+    if (deps.pacer.hold(key, now())) {
+      deps.events.record(ref, 'Warning', taintManagerEventReasons.evictionPaused, guard.reason);
+      log.info({ clusters: due.now.map((d) => d.cluster) }, 'eviction held back by the fleet guard');
+    }
+    return recheckIn(Math.min(guard.recheckInMs ?? EVICTION_RETRY_MS, EVICTION_RETRY_MS));
+  }
+  const turn = deps.pacer.request(key, now());
+  if (!turn.ok) return recheckIn(turn.waitMs);
+  const purgeMode = decidePurgeMode(binding.spec.failover?.cluster, deps.purgeMode);
+  let spec = binding.spec;
+  for (const d of due.now) {
+    spec = planGracefulEviction(spec, d.cluster, {
+      purgeMode,
+      producer: evictionProducers.taintManager,
+      reason: evictionReasons.taintUntolerated,
+      message: describeCause(d.untolerated),
+    }).spec;
+  }
+  try {
+    await bindingClient(deps.bindings, key).mergePatch(
+      key,
+      {
+        metadata: { resourceVersion: binding.metadata.resourceVersion },
+        spec: { clusters: spec.clusters, gracefulEvictionTasks: spec.gracefulEvictionTasks },
+      },
+      { signal },
+    );
+  } catch (err: unknown) {
+    for (const d of due.now) {
+      const message = `Evict from cluster ${d.cluster} failed.`;
+      deps.events.record(ref, 'Warning', eventReasons.evictWorkloadFromClusterFailed, message);
+    }
+    throw err;
+  }
+  for (const d of due.now) {
+    deps.metrics.evicted('TaintUntolerated');
+    const message = `Evicting from cluster ${d.cluster} (purge mode ${purgeMode}): ${describeCause(d.untolerated)}`;
+    deps.events.record(ref, 'Normal', taintManagerEventReasons.evictionStarted, message);
+    log.info({ cluster: d.cluster, purgeMode }, 'binding evicted from cluster');
+  }
+  return due.laterInMs === undefined ? converged() : recheckIn(due.laterInMs);
+}
+
+function describeCause(untolerated: readonly Taint[]): string {
+  if (untolerated.length === 0) return 'the toleration of its NoExecute taint ran out.';
+  const taints = untolerated.map((t) => `${t.key}:${t.effect}`).join(', ');
+  return `NoExecute taint ${taints} is not tolerated.`;
+}

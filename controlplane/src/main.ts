@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * Process edge of the control plane: parses the command line, builds the logger and metrics
+ * registry, runs, turns signals into a graceful stop and errors into exit codes (0 ok, 1 runtime
+ * failure, 2 bad flags or configuration).
+ */
+import { CommanderError } from 'commander';
+import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
+import { createControlPlane } from './app.ts';
+import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
+
+const COMPONENT = 'controlplane';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let log = createLogger({ component: COMPONENT });
+  const program = buildControlPlaneCommand(async (config) => {
+    log = createLogger({ component: COMPONENT, level: config.logLevel });
+    const registry = createRegistry({ component: COMPONENT, version: CONTROLPLANE_VERSION });
+    const shutdown = onShutdownSignal((signal, count) => {
+      log.info({ signal, count }, 'shutdown signal received');
+      if (count > 1) process.exit(1); // a second signal: stop waiting
+    });
+    try {
+      await createControlPlane(config, { log, registry }).start(shutdown.signal);
+    } finally {
+      shutdown.unsubscribe();
+    }
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err: unknown) {
+    const code = exitCodeFor(err);
+    if (err instanceof ConfigError) console.error(err.message);
+    else if (!(err instanceof CommanderError)) log.fatal({ err }, 'control plane failed');
+    return code;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { Cluster } from '@kf/api';
+import { createRegistry } from '@kf/runtime';
+import { createControlPlaneMetrics } from './metrics.ts';
+
+const cluster = (name: string, ready?: 'True' | 'False' | 'Unknown'): Cluster => ({
+  metadata: { name },
+  spec: { syncMode: 'Pull' },
+  ...(ready === undefined ? {} : { status: { conditions: [{ type: 'Ready', status: ready }] } }),
+});
+
+describe('control-plane metrics', () => {
+  it('exposes every family with zero values before the first event', async () => {
+    const registry = createRegistry({ component: 'controlplane', version: 'test' });
+    createControlPlaneMetrics(registry, () => []);
+    const text = await registry.metrics();
+    expect(text).toContain('karmada_failover_evictions_total{reason="TaintUntolerated"} 0');
+    expect(text).toContain('karmada_failover_eviction_queue_depth 0');
+    expect(text).toContain('karmada_failover_fleet_guard_paused 0');
+    expect(text).toContain('karmada_failover_health_to_taint_seconds_count{effect="NoExecute"} 0');
+    expect(text).toContain('karmada_failover_clusters{state="unknown"} 0');
+  });
+
+  it('counts clusters by Ready state at scrape time', async () => {
+    const registry = createRegistry({ component: 'controlplane', version: 'test' });
+    const fleet = [cluster('a', 'True'), cluster('b', 'True'), cluster('c', 'False'), cluster('d')];
+    createControlPlaneMetrics(registry, () => fleet);
+    const text = await registry.metrics();
+    expect(text).toContain('karmada_failover_clusters{state="ready"} 2');
+    expect(text).toContain('karmada_failover_clusters{state="not_ready"} 1');
+    expect(text).toContain('karmada_failover_clusters{state="unknown"} 1');
+  });
+});

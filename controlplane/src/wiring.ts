@@ -1,0 +1,136 @@
+/**
+ * What every controller of the control plane is built from: the configuration, the process's
+ * logger, clock, registry and event recorder, and shared watch caches. A cache is created on first
+ * use only, so disabled controllers cost no watch; every cache created is run by the app on every
+ * replica (followers keep warm caches for a fast takeover).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import {
+  clusterKind,
+  clusterResourceBindingKind,
+  clusterTaintPolicyKind,
+  multiClusterIngressKind,
+  namespaces,
+  remedyKind,
+  resourceBindingKind,
+  type Cluster,
+  type ClusterResourceBinding,
+  type MultiClusterIngress,
+  type Remedy,
+  type ResourceBinding,
+} from '@kf/api';
+import {
+  LEASE_RESOURCE,
+  WatchCache,
+  type EventRecorder,
+  type KubeObject,
+  type Lease,
+  type ResourceDescriptor,
+} from '@kf/kube';
+import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
+import type { ControlPlaneConfig } from './cli.ts';
+import type { HeldClusterTaintPolicy } from './controllers/taint-policy/policy-taints.ts';
+
+export interface ControlPlaneWiring {
+  readonly config: ControlPlaneConfig;
+  readonly kubeConfig: KubeConfig;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly registry: Registry;
+  readonly events: EventRecorder;
+  readonly caches: SharedCaches;
+}
+
+/** What a controller set brings: its controllers (leader-bound) and what they run on (every replica). */
+export interface ControllerSetParts {
+  readonly controllers: readonly ControllerSpec[];
+  /** Caches and the like the set owns, run on every replica for the life of the process. */
+  readonly runnables?: readonly Runnable[];
+}
+
+/** A set of controllers built from the shared wiring (see extra-controllers.ts). */
+export type ControllerSet = (wiring: ControlPlaneWiring) => ControllerSetParts;
+
+export interface CacheOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/** Watch caches shared by every controller of the process, created on first use. */
+export class SharedCaches {
+  readonly #kubeConfig: KubeConfig;
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #caches = new Map<string, WatchCache<KubeObject>>();
+
+  constructor(kubeConfig: KubeConfig, log: Logger, clock: Clock, random: () => number) {
+    this.#kubeConfig = kubeConfig;
+    this.#log = log;
+    this.#clock = clock;
+    this.#random = random;
+  }
+
+  /** The one cache of `resource` (with these options) in this process. */
+  cache<T extends KubeObject>(resource: ResourceDescriptor, options: CacheOptions = {}): WatchCache<T> {
+    const id = JSON.stringify([resource.group, resource.version, resource.plural, options]);
+    let cache = this.#caches.get(id);
+    if (cache === undefined) {
+      cache = new WatchCache<KubeObject>({
+        kubeConfig: this.#kubeConfig,
+        resource,
+        log: this.#log,
+        clock: this.#clock,
+        random: this.#random,
+        ...options,
+      });
+      this.#caches.set(id, cache);
+    }
+    return cache as unknown as WatchCache<T>;
+  }
+
+  /** Every cache created so far, with a name for the manager. */
+  created(): readonly { readonly name: string; readonly cache: WatchCache<KubeObject> }[] {
+    return [...this.#caches.entries()].map(([id, cache], i) => ({
+      name: `cache-${i}-${shortName(id)}`,
+      cache,
+    }));
+  }
+
+  clusters(): WatchCache<Cluster> {
+    return this.cache<Cluster>(clusterKind);
+  }
+
+  /** Cluster heartbeat Leases (namespace `karmada-cluster`). */
+  clusterLeases(): WatchCache<Lease> {
+    return this.cache<Lease>(LEASE_RESOURCE, { namespace: namespaces.cluster });
+  }
+
+  resourceBindings(): WatchCache<ResourceBinding> {
+    return this.cache<ResourceBinding>(resourceBindingKind);
+  }
+
+  clusterResourceBindings(): WatchCache<ClusterResourceBinding> {
+    return this.cache<ClusterResourceBinding>(clusterResourceBindingKind);
+  }
+
+  clusterTaintPolicies(): WatchCache<HeldClusterTaintPolicy> {
+    return this.cache<HeldClusterTaintPolicy>(clusterTaintPolicyKind);
+  }
+
+  remedies(): WatchCache<Remedy> {
+    return this.cache<Remedy>(remedyKind);
+  }
+
+  multiClusterIngresses(): WatchCache<MultiClusterIngress> {
+    return this.cache<MultiClusterIngress>(multiClusterIngressKind);
+  }
+}
+
+function shortName(id: string): string {
+  const [group, , plural] = JSON.parse(id) as [string, string, string];
+  return group === '' ? plural : `${plural}.${group}`;
+}

@@ -1,0 +1,87 @@
+/**
+ * A binding's `status.aggregatedStatus` and `FullyApplied` condition from its Works (§14.2):
+ * one item per Work not being deleted, sorted by cluster, taken from the Work's `Applied`
+ * condition and the manifest status of the template as the agent reflected it.
+ */
+import {
+  bindingConditionMessages,
+  bindingConditionTypes,
+  findCondition,
+  fullyAppliedReasons,
+  resourceHealths,
+  type AggregatedStatusItem,
+  type ConditionUpdate,
+  type ManifestStatus,
+  type ObjectReference,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
+import { compareNames } from '../../scheduler/name-order.ts';
+import { clusterOfWork, expectedClusters } from '../binding/work-plan.ts';
+
+export interface Aggregation {
+  readonly items: readonly AggregatedStatusItem[];
+  readonly fullyApplied: ConditionUpdate;
+}
+
+/** Whether a manifest status is about the template `r`. */
+export function isStatusOf(s: ManifestStatus, r: ObjectReference): boolean {
+  const slash = r.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : r.apiVersion.slice(0, slash);
+  const version = slash < 0 ? r.apiVersion : r.apiVersion.slice(slash + 1);
+  const id = s.identifier;
+  return (
+    (id.group ?? '') === group &&
+    id.version === version &&
+    id.kind === r.kind &&
+    id.name === r.name &&
+    (id.namespace ?? '') === (r.namespace ?? '')
+  );
+}
+
+/** One item per Work (see the table in §14.2). */
+export function itemOf(w: Work, cluster: string, r: ObjectReference): AggregatedStatusItem {
+  const applied = findCondition(w.status, 'Applied');
+  if (applied === undefined) return { clusterName: cluster, applied: false, health: resourceHealths.unknown };
+  if (applied.status !== 'True') {
+    return {
+      clusterName: cluster,
+      applied: false,
+      appliedMessage: applied.message,
+      health: resourceHealths.unknown,
+    };
+  }
+  const manifest = (w.status?.manifestStatuses ?? []).find((s) => isStatusOf(s, r));
+  if (manifest?.status === undefined)
+    return { clusterName: cluster, applied: true, health: resourceHealths.unknown };
+  return {
+    clusterName: cluster,
+    applied: true,
+    status: manifest.status,
+    health: manifest.health ?? resourceHealths.unknown,
+  };
+}
+
+export function aggregate(b: ResourceBinding, works: readonly Work[]): Aggregation {
+  const items: AggregatedStatusItem[] = [];
+  for (const w of works) {
+    const cluster = clusterOfWork(w);
+    if (cluster === undefined || w.metadata.deletionTimestamp !== undefined) continue;
+    items.push(itemOf(w, cluster, b.spec.resource));
+  }
+  items.sort((x, y) => compareNames(x.clusterName, y.clusterName));
+  const expected = expectedClusters(b);
+  const full =
+    expected.size > 0 &&
+    items.length === expected.size &&
+    items.every((i) => i.applied === true && expected.has(i.clusterName));
+  return {
+    items,
+    fullyApplied: {
+      type: bindingConditionTypes.fullyApplied,
+      status: full ? 'True' : 'False',
+      reason: full ? fullyAppliedReasons.success : fullyAppliedReasons.failed,
+      message: full ? bindingConditionMessages.fullyApplied : bindingConditionMessages.notFullyApplied,
+    },
+  };
+}

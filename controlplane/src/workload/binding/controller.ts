@@ -1,0 +1,194 @@
+/**
+ * binding: keeps one Work per target cluster for every binding (§13). Deletes orphan Works
+ * (clusters left without a non-Directly eviction task), holds the new placement back while a
+ * `Directly` purge still has a Work, and creates or updates the Work of each target cluster.
+ * A deleting binding has its Works deleted, then its finalizer removed.
+ * Watches bindings, Works (→ their binding, by annotation) and templates (→ their binding), so
+ * template edits reach the Works even when the binding itself did not change.
+ * Requeues: every {@link DIRECT_PURGE_RECHECK_MS} while a Directly purge is pending; errors
+ * with backoff.
+ */
+import { finalizers, type ResourceBinding, type Work } from '@kf/api';
+import {
+  isNotFound,
+  joinKey,
+  keyOf,
+  type EventRecorder,
+  type ResourceClient,
+  type WatchCache,
+} from '@kf/kube';
+import { converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
+import {
+  allBindings,
+  bindingClient,
+  bindingKeyOfWork,
+  getBinding,
+  isClusterBindingKey,
+  worksOfBinding,
+  type BindingStore,
+} from '../bindings.ts';
+import { recordOnBinding } from '../events.ts';
+import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
+import type { TemplateCaches } from '../template-caches.ts';
+import type { ResourceTemplate } from '../template.ts';
+import {
+  desiredWork,
+  orphanWorks,
+  pendingDirectPurges,
+  planWorkWrite,
+  targetClusters,
+  type WorkWrite,
+} from './work-plan.ts';
+
+/** Upstream's requeue while the Works of a Directly purge are still being removed. */
+export const DIRECT_PURGE_RECHECK_MS = 5_000;
+
+export interface BindingControllerDeps {
+  readonly bindings: BindingStore;
+  readonly works: WatchCache<Work>;
+  readonly workClient: ResourceClient<Work>;
+  readonly templates: TemplateCaches;
+  readonly events: EventRecorder;
+}
+
+interface Ctx {
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+}
+
+export function bindingController(deps: BindingControllerDeps): ControllerSpec {
+  return {
+    name: 'binding',
+    sources: [
+      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
+      keysFrom(deps.works, (w) => {
+        const key = bindingKeyOfWork(w);
+        return key === undefined ? [] : [key];
+      }),
+      keysFrom(deps.templates, bindingKeyOfTemplate),
+    ],
+    async reconcile(key, { log, signal }) {
+      const b = getBinding(deps.bindings, key);
+      if (b === undefined) return converged();
+      const works = worksOfBinding(deps.works.list(), b, key);
+      if (b.metadata.deletionTimestamp !== undefined) {
+        await removeBinding(deps, { key, b, works }, { log, signal });
+        return converged();
+      }
+      for (const w of orphanWorks(b, works)) await deleteWork(deps, w, { log, signal }, b);
+      const purging = pendingDirectPurges(b, works);
+      if (purging.length > 0) {
+        log.debug({ clusters: purging }, 'waiting for Directly purged Works to disappear');
+        return recheckIn(DIRECT_PURGE_RECHECK_MS);
+      }
+      const r = b.spec.resource;
+      const template = deps.templates.get(r.apiVersion, r.kind, joinKey(r.namespace, r.name));
+      if (template === undefined) return converged(); // gone: the detector removes the binding
+      return syncWorks(deps, { key, b, template, works }, { log, signal });
+    },
+  };
+}
+
+interface Target {
+  readonly key: string;
+  readonly b: ResourceBinding;
+  readonly works: readonly Work[];
+}
+
+/** Creates or updates the Work of every target cluster; failures do not stop the others. */
+async function syncWorks(
+  deps: BindingControllerDeps,
+  target: Target & { readonly template: ResourceTemplate },
+  ctx: Ctx,
+): ReturnType<ControllerSpec['reconcile']> {
+  const { key, b, template } = target;
+  const byKey = new Map(target.works.map((w) => [keyOf(w), w]));
+  const failures: string[] = [];
+  let written = 0;
+  let waiting = false;
+  for (const c of targetClusters(b)) {
+    const wanted = desiredWork(key, b, template, c);
+    const plan = planWorkWrite(wanted, byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)));
+    if (plan?.kind === 'WaitForDeletion') waiting = true;
+    if (plan === undefined || plan.kind === 'WaitForDeletion') continue;
+    try {
+      await writeWork(deps, plan, ctx.signal);
+      written++;
+    } catch (err: unknown) {
+      ctx.log.warn({ err, cluster: c.name }, 'could not write Work');
+      failures.push(`${c.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  reportSync(deps, target, failures, written);
+  if (written > 0) ctx.log.info({ written }, 'Works synced');
+  // A Work still deleting is recreated once it is gone.
+  return waiting ? recheckIn(DIRECT_PURGE_RECHECK_MS) : converged();
+}
+
+async function writeWork(deps: BindingControllerDeps, plan: WorkWrite, signal: AbortSignal): Promise<void> {
+  if (plan.kind === 'Create') await deps.workClient.create(plan.work, { signal });
+  else await deps.workClient.replace(plan.work, { signal });
+}
+
+/** SyncWorkFailed (and a retry) when any cluster failed, SyncWorkSucceed when something was written. */
+function reportSync(
+  deps: BindingControllerDeps,
+  target: Target,
+  failures: readonly string[],
+  written: number,
+): void {
+  const { key, b } = target;
+  const what = `${isClusterBindingKey(key) ? 'ClusterResourceBinding' : 'ResourceBinding'}(${key})`;
+  if (failures.length > 0) {
+    recordOnBinding(deps.events, b, {
+      type: 'Warning',
+      reason: 'SyncWorkFailed',
+      message: `Failed to sync work of ${what}: ${failures.join('; ')}`,
+    });
+    throw new Error(`syncing Works failed for ${failures.length} cluster(s)`);
+  }
+  if (written > 0) {
+    recordOnBinding(deps.events, b, {
+      type: 'Normal',
+      reason: 'SyncWorkSucceed',
+      message: `Sync work of ${what} successful.`,
+    });
+  }
+}
+
+async function deleteWork(deps: BindingControllerDeps, w: Work, ctx: Ctx, b: ResourceBinding): Promise<void> {
+  try {
+    await deps.workClient.delete(keyOf(w), { signal: ctx.signal });
+    ctx.log.info({ work: keyOf(w) }, 'Work deleted');
+  } catch (err: unknown) {
+    if (isNotFound(err)) return;
+    recordOnBinding(deps.events, b, {
+      type: 'Warning',
+      reason: 'CleanupWorkFailed',
+      message: `Failed to delete Work ${keyOf(w)}`,
+    });
+    throw err;
+  }
+}
+
+/** A deleting binding: delete its Works, then let it go. */
+async function removeBinding(deps: BindingControllerDeps, target: Target, ctx: Ctx): Promise<void> {
+  const { key, b } = target;
+  for (const w of target.works)
+    if (w.metadata.deletionTimestamp === undefined) await deleteWork(deps, w, ctx, b);
+  const finalizer = isClusterBindingKey(key)
+    ? finalizers.clusterResourceBindingController
+    : finalizers.bindingController;
+  const current = b.metadata.finalizers ?? [];
+  if (!current.includes(finalizer)) return;
+  const next = current.filter((f) => f !== finalizer);
+  try {
+    await bindingClient(deps.bindings, key).mergePatch(
+      key,
+      { metadata: { resourceVersion: b.metadata.resourceVersion, finalizers: next } },
+      { signal: ctx.signal },
+    );
+  } catch (err: unknown) {
+    if (!isNotFound(err)) throw err;
+  }
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { annotations, labels, type ResourceBinding, type Work } from '@kf/api';
+import type { ResourceTemplate } from '../template.ts';
+import {
+  desiredWork,
+  expectedClusters,
+  orphanWorks,
+  pendingDirectPurges,
+  planWorkWrite,
+  targetClusters,
+} from './work-plan.ts';
+
+const KEY = 'default/web-deployment';
+const template: ResourceTemplate = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: {
+    name: 'web',
+    namespace: 'default',
+    uid: 't-1',
+    generation: 7,
+    resourceVersion: '99',
+    labels: { app: 'web' },
+    annotations: { 'deployment.kubernetes.io/revision': '3', team: 'a' },
+    ownerReferences: [],
+  },
+  spec: { replicas: 3, selector: { matchLabels: { app: 'web' } } },
+  status: { replicas: 3 },
+};
+const binding = (spec: Partial<ResourceBinding['spec']> = {}): ResourceBinding => ({
+  metadata: {
+    name: 'web-deployment',
+    namespace: 'default',
+    labels: { [labels.resourceBindingPermanentId]: 'rb-1' },
+  },
+  spec: {
+    resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+    replicas: 3,
+    ...spec,
+  },
+});
+const work = (cluster: string, deleting = false): Work => ({
+  metadata: {
+    name: 'web-x',
+    namespace: `karmada-es-${cluster}`,
+    ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+  },
+  spec: {},
+});
+const task = (fromCluster: string, purgeMode: 'Directly' | 'Gracefully' | 'Never') => ({
+  fromCluster,
+  purgeMode,
+  reason: 'TaintUntolerated',
+  producer: 'TaintManager',
+});
+
+describe('expected clusters and orphans', () => {
+  const b = binding({
+    clusters: [{ name: 'm2', replicas: 3 }],
+    requiredBy: [{ name: 'parent', clusters: [{ name: 'm4' }] }],
+    gracefulEvictionTasks: [task('m1', 'Gracefully'), task('m3', 'Directly')],
+  });
+
+  it('expects the placement, dependants and non-Directly evictions', () => {
+    expect([...expectedClusters(b)].sort()).toEqual(['m1', 'm2', 'm4']);
+  });
+
+  it('orphans Works elsewhere, except those already deleting', () => {
+    const works = [work('m1'), work('m2'), work('m3'), work('m5'), work('m6', true)];
+    expect(orphanWorks(b, works).map((w) => w.metadata.namespace)).toEqual([
+      'karmada-es-m3',
+      'karmada-es-m5',
+    ]);
+  });
+
+  it.each([
+    ['a Work in the Directly-purged cluster blocks', [work('m3')], ['m3']],
+    ['even while it is deleting', [work('m3', true)], ['m3']],
+    ['nothing blocks once it is gone', [work('m2')], []],
+  ] as const)('%s', (_n, works, expected) => {
+    expect(pendingDirectPurges(b, works)).toEqual(expected);
+  });
+
+  it('targets the placement, then dependants not yet in it', () => {
+    expect(targetClusters(b)).toEqual([{ name: 'm2', replicas: 3 }, { name: 'm4' }]);
+  });
+});
+
+describe('desiredWork', () => {
+  const w = desiredWork(KEY, binding({ conflictResolution: 'Overwrite' }), template, {
+    name: 'm1',
+    replicas: 2,
+  });
+
+  it('names the Work after the template in the cluster execution namespace', () => {
+    expect(w.metadata).toMatchObject({
+      name: 'web-7b7cc5b9ff',
+      namespace: 'karmada-es-m1',
+      labels: { [labels.resourceBindingPermanentId]: 'rb-1' },
+      annotations: {
+        [annotations.resourceBindingNamespace]: 'default',
+        [annotations.resourceBindingName]: 'web-deployment',
+        [annotations.conflictResolution]: 'overwrite',
+      },
+      finalizers: ['karmada.io/execution-controller'],
+    });
+    expect(w.spec.preserveResourcesOnDeletion).toBe(false);
+  });
+
+  it('carries the template pruned, with the cluster replicas and tracing metadata', () => {
+    expect(w.spec.workload?.manifests).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: {
+          name: 'web',
+          namespace: 'default',
+          labels: { app: 'web', [labels.resourceBindingPermanentId]: 'rb-1', [labels.managed]: 'true' },
+          annotations: {
+            team: 'a',
+            [annotations.resourceBindingNamespace]: 'default',
+            [annotations.resourceBindingName]: 'web-deployment',
+            [annotations.resourceTemplateGeneration]: '7',
+            [annotations.resourceTemplateUid]: 't-1',
+            [annotations.workName]: 'web-7b7cc5b9ff',
+            [annotations.workNamespace]: 'karmada-es-m1',
+            [annotations.conflictResolution]: 'overwrite',
+          },
+        },
+        spec: { replicas: 2, selector: { matchLabels: { app: 'web' } } },
+      },
+    ]);
+  });
+
+  it('suspends dispatching on the named clusters', () => {
+    const b = binding({ suspension: { dispatchingOnClusters: { clusterNames: ['m1'] } } });
+    expect(desiredWork(KEY, b, template, { name: 'm1', replicas: 3 }).spec.suspendDispatching).toBe(true);
+    expect(
+      desiredWork(KEY, b, template, { name: 'm2', replicas: 3 }).spec.suspendDispatching,
+    ).toBeUndefined();
+  });
+});
+
+describe('planWorkWrite', () => {
+  const wanted = desiredWork(KEY, binding(), template, { name: 'm1', replicas: 1 });
+
+  it('creates a missing Work', () => {
+    expect(planWorkWrite(wanted, undefined)).toEqual({ kind: 'Create', work: wanted });
+  });
+
+  it('leaves an identical Work alone, whatever else it carries', () => {
+    const existing: Work = {
+      ...wanted,
+      metadata: {
+        ...wanted.metadata,
+        resourceVersion: '5',
+        labels: { ...wanted.metadata.labels, extra: 'x' },
+      },
+      status: { conditions: [] },
+    };
+    expect(planWorkWrite(wanted, existing)).toBeUndefined();
+  });
+
+  it('updates the existing Work in place when the content differs', () => {
+    const existing: Work = {
+      ...wanted,
+      metadata: { ...wanted.metadata, resourceVersion: '5' },
+      spec: { workload: { manifests: [] } },
+    };
+    const plan = planWorkWrite(wanted, existing);
+    expect(plan).toMatchObject({
+      kind: 'Update',
+      work: { metadata: { resourceVersion: '5' }, spec: wanted.spec },
+    });
+  });
+
+  it('waits for a deleting Work', () => {
+    const existing: Work = {
+      ...wanted,
+      metadata: { ...wanted.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+    };
+    expect(planWorkWrite(wanted, existing)?.kind).toBe('WaitForDeletion');
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * From a binding to its Works (§13.2): which Works are orphans, whether a `Directly` purge still
+ * blocks the new placement, and the Work each target cluster should have: the template with
+ * that cluster's replica count, labelled and annotated so that Works, bindings and member
+ * objects can be traced to one another.
+ */
+import {
+  annotations,
+  clusterNameFromExecutionNamespace,
+  conflictResolutionAnnotationValues,
+  executionNamespaceFor,
+  finalizers,
+  labels,
+  type Manifest,
+  type ResourceBinding,
+  type TargetCluster,
+  type Work,
+} from '@kf/api';
+import { isSameJson } from '../../scheduler/trigger.ts';
+import { bindingIdLabel, isClusterBindingKey } from '../bindings.ts';
+import { workNameFor } from '../names.ts';
+import { definedFields, withoutKeys } from '../defined-fields.ts';
+import { isReplicatedKind } from '../resource-detector/replicas.ts';
+import { recordOf, type ResourceTemplate } from '../template.ts';
+
+/** Clusters that may keep a Work: the placement, dependants' clusters, and non-Directly evictions. */
+export function expectedClusters(b: ResourceBinding): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const c of b.spec.clusters ?? []) names.add(c.name);
+  for (const r of b.spec.requiredBy ?? []) for (const c of r.clusters ?? []) names.add(c.name);
+  for (const t of b.spec.gracefulEvictionTasks ?? [])
+    if (t.purgeMode !== 'Directly') names.add(t.fromCluster);
+  return names;
+}
+
+export function clusterOfWork(w: Work): string | undefined {
+  return clusterNameFromExecutionNamespace(w.metadata.namespace ?? '');
+}
+
+/** Works in clusters the binding no longer expects (those already deleting are left alone). */
+export function orphanWorks(b: ResourceBinding, works: readonly Work[]): readonly Work[] {
+  const expected = expectedClusters(b);
+  return works.filter((w) => {
+    const c = clusterOfWork(w);
+    return c !== undefined && !expected.has(c) && w.metadata.deletionTimestamp === undefined;
+  });
+}
+
+/** Clusters a `Directly` eviction is purging that still hold a Work (deleting or not). */
+export function pendingDirectPurges(b: ResourceBinding, works: readonly Work[]): readonly string[] {
+  const directly = new Set(
+    (b.spec.gracefulEvictionTasks ?? []).filter((t) => t.purgeMode === 'Directly').map((t) => t.fromCluster),
+  );
+  return [
+    ...new Set(works.map(clusterOfWork).filter((c): c is string => c !== undefined && directly.has(c))),
+  ].sort();
+}
+
+/** `spec.clusters` followed by the dependants' clusters not already in it. */
+export function targetClusters(b: ResourceBinding): readonly TargetCluster[] {
+  const targets = [...(b.spec.clusters ?? [])];
+  const seen = new Set(targets.map((c) => c.name));
+  for (const r of b.spec.requiredBy ?? []) {
+    for (const c of r.clusters ?? []) {
+      if (!seen.has(c.name)) {
+        seen.add(c.name);
+        targets.push({ name: c.name });
+      }
+    }
+  }
+  return targets;
+}
+
+/** Metadata the member object must not carry over from the control plane. */
+const PRUNED_METADATA = [
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'managedFields',
+  'resourceVersion',
+  'selfLink',
+  'uid',
+  'ownerReferences',
+  'finalizers',
+] as const;
+const DEPLOYMENT_REVISION = 'deployment.kubernetes.io/revision';
+
+function conflictResolutionOf(b: ResourceBinding, t: ResourceTemplate): string {
+  const v = t.metadata.annotations?.[annotations.conflictResolution];
+  if (v === conflictResolutionAnnotationValues.overwrite || v === conflictResolutionAnnotationValues.abort)
+    return v;
+  return b.spec.conflictResolution === 'Overwrite'
+    ? conflictResolutionAnnotationValues.overwrite
+    : conflictResolutionAnnotationValues.abort;
+}
+
+/** Annotations naming the binding (on the Work and on the member object). */
+function bindingAnnotations(key: string, b: ResourceBinding): Record<string, string> {
+  if (isClusterBindingKey(key)) return { [annotations.clusterResourceBindingName]: b.metadata.name ?? '' };
+  return {
+    [annotations.resourceBindingNamespace]: b.metadata.namespace ?? '',
+    [annotations.resourceBindingName]: b.metadata.name ?? '',
+  };
+}
+
+/** Labels and annotations on the member object that trace it back to its binding and Work. */
+function tracingMetadata(
+  key: string,
+  b: ResourceBinding,
+  t: ResourceTemplate,
+  cluster: string,
+): { readonly labels: Record<string, string>; readonly annotations: Record<string, string> } {
+  const idLabel = bindingIdLabel(key);
+  const templateAnnotations = withoutKeys(t.metadata.annotations ?? {}, [DEPLOYMENT_REVISION]);
+  return {
+    labels: { ...t.metadata.labels, [idLabel]: b.metadata.labels?.[idLabel] ?? '', [labels.managed]: 'true' },
+    annotations: {
+      ...(templateAnnotations as Record<string, string>),
+      ...bindingAnnotations(key, b),
+      [annotations.resourceTemplateGeneration]: String(t.metadata.generation ?? 0),
+      [annotations.resourceTemplateUid]: t.metadata.uid ?? '',
+      [annotations.workName]: workNameFor(t.kind ?? '', t.metadata.name ?? '', t.metadata.namespace),
+      [annotations.workNamespace]: executionNamespaceFor(cluster),
+      [annotations.conflictResolution]: conflictResolutionOf(b, t),
+    },
+  };
+}
+
+/** The template's spec with the cluster's replicas, for workloads of kinds that have them. */
+function specFor(
+  b: ResourceBinding,
+  t: ResourceTemplate,
+  c: TargetCluster,
+): Readonly<Record<string, unknown>> | undefined {
+  const spec = recordOf(t.spec);
+  const isWorkload = (b.spec.replicas ?? 0) > 0 || b.spec.replicaRequirements !== undefined;
+  if (spec === undefined || !isWorkload || !isReplicatedKind(t.apiVersion, t.kind)) return spec;
+  return { ...spec, replicas: c.replicas ?? 0 };
+}
+
+/** The member object for cluster `c`: the template pruned, with `c`'s replicas and tracing metadata. */
+export function manifestFor(
+  key: string,
+  b: ResourceBinding,
+  t: ResourceTemplate,
+  c: TargetCluster,
+): Manifest {
+  const rest = withoutKeys(t as ResourceTemplate & Record<string, unknown>, ['status', 'spec', 'metadata']);
+  const metadata = { ...withoutKeys(t.metadata, PRUNED_METADATA), ...tracingMetadata(key, b, t, c.name) };
+  return dropUndefined({ ...rest, metadata, ...definedFields({ spec: specFor(b, t, c) }) });
+}
+
+/** JSON round trip: removes `undefined` fields so that comparisons with API objects hold. */
+function dropUndefined<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+function isDispatchSuspended(b: ResourceBinding, cluster: string): boolean {
+  const s = b.spec.suspension;
+  return s?.dispatching === true || s?.dispatchingOnClusters?.clusterNames?.includes(cluster) === true;
+}
+
+/** The Work cluster `c` should have. */
+export function desiredWork(key: string, b: ResourceBinding, t: ResourceTemplate, c: TargetCluster): Work {
+  const idLabel = bindingIdLabel(key);
+  return {
+    apiVersion: 'work.karmada.io/v1alpha1',
+    kind: 'Work',
+    metadata: {
+      name: workNameFor(t.kind ?? '', t.metadata.name ?? '', t.metadata.namespace),
+      namespace: executionNamespaceFor(c.name),
+      labels: { [idLabel]: b.metadata.labels?.[idLabel] ?? '' },
+      annotations: {
+        ...bindingAnnotations(key, b),
+        [annotations.conflictResolution]: conflictResolutionOf(b, t),
+      },
+      finalizers: [finalizers.executionController],
+    },
+    spec: {
+      workload: { manifests: [manifestFor(key, b, t, c)] },
+      ...(isDispatchSuspended(b, c.name) ? { suspendDispatching: true } : {}),
+      preserveResourcesOnDeletion: b.spec.preserveResourcesOnDeletion ?? false,
+    },
+  };
+}
+
+export type WorkWrite =
+  | { readonly kind: 'Create'; readonly work: Work }
+  /** `work` is the existing Work (with its resourceVersion) carrying the wanted content. */
+  | { readonly kind: 'Update'; readonly work: Work }
+  /** The Work is being deleted (e.g. a Directly purge just finished): retry once it is gone. */
+  | { readonly kind: 'WaitForDeletion'; readonly work: Work };
+
+/** What to write so that `existing` becomes `wanted`; undefined when it already is. */
+export function planWorkWrite(wanted: Work, existing: Work | undefined): WorkWrite | undefined {
+  if (existing === undefined) return { kind: 'Create', work: wanted };
+  if (existing.metadata.deletionTimestamp !== undefined) return { kind: 'WaitForDeletion', work: existing };
+  const m = existing.metadata;
+  const merged: Work = {
+    ...existing,
+    metadata: {
+      ...m,
+      labels: { ...m.labels, ...wanted.metadata.labels },
+      annotations: { ...m.annotations, ...wanted.metadata.annotations },
+      finalizers: [...new Set([...(m.finalizers ?? []), ...(wanted.metadata.finalizers ?? [])])],
+    },
+    spec: wanted.spec,
+  };
+  const same =
+    isSameJson(m.labels, merged.metadata.labels) &&
+    isSameJson(m.annotations, merged.metadata.annotations) &&
+    isSameJson(m.finalizers, merged.metadata.finalizers) &&
+    isSameJson(existing.spec, wanted.spec);
+  return same ? undefined : { kind: 'Update', work: merged };
+}

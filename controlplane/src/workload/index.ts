@@ -1,0 +1,167 @@
+/**
+ * The workload half of the control plane: resource templates → bindings → schedule → Works →
+ * status back into bindings and templates. `createWorkloadDeps` builds the caches and clients
+ * these controllers share; the process runs its `runnables` (the caches, not leader-bound) and
+ * registers `workloadControllers(deps)` (leader-bound).
+ */
+import { randomUUID } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  clusterKind,
+  clusterPropagationPolicyKind,
+  clusterResourceBindingKind,
+  defaultSchedulerName,
+  propagationPolicyKind,
+  resourceBindingKind,
+  workKind,
+  type Cluster,
+  type PropagationPolicy,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
+import {
+  EventRecorder,
+  ResourceClient,
+  WatchCache,
+  type KubeObject,
+  type ResourceDescriptor,
+} from '@kf/kube';
+import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
+import type { SchedulerOptions } from '../scheduler/schedule.ts';
+import { bindingStatusController } from './binding-status/controller.ts';
+import { bindingController } from './binding/controller.ts';
+import type { BindingStore } from './bindings.ts';
+import { builtInKinds, type KindResolver } from './kinds.ts';
+import { resourceDetectorController } from './resource-detector/controller.ts';
+import { schedulerController } from './scheduler/controller.ts';
+import { TemplateCaches } from './template-caches.ts';
+
+export { builtInKinds, type KindResolver } from './kinds.ts';
+export { TemplateCaches } from './template-caches.ts';
+export type { BindingStore } from './bindings.ts';
+
+/** Everything the workload controllers read and write through. */
+export interface WorkloadDeps {
+  readonly templates: TemplateCaches;
+  readonly propagationPolicies: WatchCache<PropagationPolicy>;
+  readonly clusterPropagationPolicies: WatchCache<PropagationPolicy>;
+  readonly bindings: BindingStore;
+  readonly clusters: WatchCache<Cluster>;
+  readonly works: WatchCache<Work>;
+  readonly workClient: ResourceClient<Work>;
+  readonly events: EventRecorder;
+  readonly log: Logger;
+  /** A fresh binding permanent id. */
+  readonly newId: () => string;
+  /** `--scheduler-name`. */
+  readonly schedulerName: string;
+  readonly schedulerOptions?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
+}
+
+export interface WorkloadDepsOptions {
+  readonly schedulerName?: string;
+  readonly schedulerOptions?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
+  /** Template kinds a policy may select (default: {@link builtInKinds}). */
+  readonly resolveKind?: KindResolver;
+  /** Event `source.component` (default `karmada-controller-manager`). */
+  readonly component?: string;
+  readonly clock?: Clock;
+  readonly newId?: () => string;
+  /**
+   * Where the Cluster, policy, binding and Work caches come from. A process that already shares
+   * caches between controllers passes its own (e.g. `(r) => caches.cache(r)`) and runs them
+   * itself; without it the caches are created here and returned in `runnables`.
+   */
+  readonly cacheOf?: <T extends KubeObject>(resource: ResourceDescriptor) => WatchCache<T>;
+  /** An event recorder to share (default: one made here). */
+  readonly events?: EventRecorder;
+}
+
+export interface Workload {
+  readonly deps: WorkloadDeps;
+  /**
+   * The caches, to run for the life of the process (`needLeaderElection: false`); the
+   * controllers' workers start once they have listed.
+   */
+  readonly runnables: readonly Runnable[];
+}
+
+/** Builds the caches, clients and event recorder of the workload controllers. */
+export function createWorkloadDeps(
+  kubeConfig: KubeConfig,
+  log: Logger,
+  opts: WorkloadDepsOptions = {},
+): Workload {
+  const own: { readonly name: string; readonly cache: WatchCache<KubeObject> }[] = [];
+  const cache = <T extends KubeObject>(resource: ResourceDescriptor): WatchCache<T> => {
+    if (opts.cacheOf !== undefined) return opts.cacheOf<T>(resource);
+    const c = new WatchCache<T>({
+      kubeConfig,
+      resource,
+      log,
+      ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+    });
+    own.push({ name: resource.plural, cache: c as unknown as WatchCache<KubeObject> });
+    return c;
+  };
+  const templates = new TemplateCaches({
+    kubeConfig,
+    log,
+    resolve: opts.resolveKind ?? builtInKinds,
+    initial: [['apps/v1', 'Deployment']],
+  });
+  const deps: WorkloadDeps = {
+    templates,
+    propagationPolicies: cache<PropagationPolicy>(propagationPolicyKind),
+    clusterPropagationPolicies: cache<PropagationPolicy>(clusterPropagationPolicyKind),
+    bindings: {
+      resourceBindings: cache<ResourceBinding>(resourceBindingKind),
+      clusterResourceBindings: cache<ResourceBinding>(clusterResourceBindingKind),
+      resourceBindingClient: new ResourceClient<ResourceBinding>(kubeConfig, resourceBindingKind),
+      clusterResourceBindingClient: new ResourceClient<ResourceBinding>(
+        kubeConfig,
+        clusterResourceBindingKind,
+      ),
+    },
+    clusters: cache<Cluster>(clusterKind),
+    works: cache<Work>(workKind),
+    workClient: new ResourceClient<Work>(kubeConfig, workKind),
+    events:
+      opts.events ??
+      new EventRecorder({
+        kubeConfig,
+        component: opts.component ?? 'karmada-controller-manager',
+        log,
+        ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+      }),
+    log,
+    newId: opts.newId ?? randomUUID,
+    schedulerName: opts.schedulerName ?? defaultSchedulerName,
+    ...(opts.schedulerOptions === undefined ? {} : { schedulerOptions: opts.schedulerOptions }),
+  };
+  const run = (name: string, c: { run(signal: AbortSignal): Promise<void> }): Runnable => ({
+    name,
+    needLeaderElection: false,
+    start: (signal) => c.run(signal),
+  });
+  return {
+    deps,
+    runnables: [run('templates', templates), ...own.map((o) => run(o.name, o.cache))],
+  };
+}
+
+/** The workload controllers in pipeline order: resource-detector, scheduler, binding, binding-status. */
+export function workloadControllers(deps: WorkloadDeps): ControllerSpec[] {
+  return [
+    resourceDetectorController(deps),
+    schedulerController({
+      bindings: deps.bindings,
+      clusters: deps.clusters,
+      events: deps.events,
+      schedulerName: deps.schedulerName,
+      ...(deps.schedulerOptions === undefined ? {} : { options: deps.schedulerOptions }),
+    }),
+    bindingController(deps),
+    bindingStatusController(deps),
+  ];
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { annotations, finalizers, labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import type { ResourceTemplate } from '../template.ts';
+import { planBinding, templateClaimPatch } from './binding-plan.ts';
+import type { ScopedPolicy } from './policy-match.ts';
+
+const template: ResourceTemplate = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default', uid: 't-1', resourceVersion: '10' },
+  spec: { replicas: 3, template: { spec: { containers: [{ name: 'web' }] } } },
+};
+const pp: PropagationPolicy = {
+  metadata: {
+    name: 'spread',
+    namespace: 'default',
+    uid: 'p-1',
+    labels: { [labels.propagationPolicyPermanentId]: 'perm-1' },
+  },
+  spec: {
+    resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }],
+    placement: {
+      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted' },
+    },
+    failover: { cluster: { purgeMode: 'Directly' } },
+  },
+};
+const scoped: ScopedPolicy = { scope: 'Namespaced', policy: pp };
+
+function created(): ResourceBinding {
+  const plan = planBinding(template, scoped, undefined, 'rb-1');
+  if (plan.kind !== 'Create') throw new Error(plan.kind);
+  return plan.binding;
+}
+
+describe('planBinding', () => {
+  it('creates the binding named after the template, owned by it, with the claim and a permanent id', () => {
+    const b = created();
+    expect(b.metadata).toEqual({
+      name: 'web-deployment',
+      namespace: 'default',
+      labels: {
+        [labels.propagationPolicyPermanentId]: 'perm-1',
+        [labels.resourceBindingPermanentId]: 'rb-1',
+      },
+      annotations: {
+        [annotations.propagationPolicyNamespace]: 'default',
+        [annotations.propagationPolicyName]: 'spread',
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: 'web',
+          uid: 't-1',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+      finalizers: [finalizers.bindingController],
+    });
+    expect(b.spec).toEqual({
+      resource: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'web',
+        uid: 't-1',
+        resourceVersion: '10',
+      },
+      replicas: 3,
+      placement: pp.spec.placement,
+      schedulerName: 'default-scheduler',
+      failover: pp.spec.failover,
+    });
+  });
+
+  it('makes a ClusterResourceBinding for cluster-scoped templates', () => {
+    const role: ResourceTemplate = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'r:o', uid: 'c-1' },
+    };
+    const plan = planBinding(role, { scope: 'Cluster', policy: pp }, undefined, 'crb-1');
+    expect(plan).toMatchObject({
+      kind: 'Create',
+      binding: {
+        metadata: {
+          name: 'r.o-clusterrole',
+          finalizers: [finalizers.clusterResourceBindingController],
+          labels: { [labels.clusterResourceBindingPermanentId]: 'crb-1' },
+        },
+      },
+    });
+  });
+
+  const scheduled = (): ResourceBinding => {
+    const b = created();
+    return {
+      ...b,
+      metadata: { ...b.metadata, resourceVersion: '5' },
+      spec: {
+        ...b.spec,
+        clusters: [{ name: 'm1', replicas: 3 }],
+        gracefulEvictionTasks: [{ fromCluster: 'm2', reason: 'TaintUntolerated', producer: 'TaintManager' }],
+      },
+    };
+  };
+
+  it('is up to date when only the template resourceVersion moved', () => {
+    const t = { ...template, metadata: { ...template.metadata, resourceVersion: '11' } };
+    expect(planBinding(t, scoped, scheduled(), 'other')).toEqual({ kind: 'UpToDate' });
+  });
+
+  it('rewrites the fields it owns and keeps the placement result and eviction tasks', () => {
+    const t = { ...template, spec: { ...template.spec, replicas: 5 } };
+    const plan = planBinding(t, scoped, scheduled(), 'other');
+    expect(plan.kind).toBe('Update');
+    if (plan.kind !== 'Update') return;
+    expect(plan.binding.spec.replicas).toBe(5);
+    expect(plan.binding.spec.clusters).toEqual([{ name: 'm1', replicas: 3 }]);
+    expect(plan.binding.spec.gracefulEvictionTasks).toHaveLength(1);
+    expect(plan.binding.metadata.labels?.[labels.resourceBindingPermanentId]).toBe('rb-1');
+    expect(plan.binding.metadata.resourceVersion).toBe('5');
+  });
+
+  it('drops fields the policy no longer sets', () => {
+    const policy = { ...pp, spec: { ...pp.spec, failover: undefined } } as unknown as PropagationPolicy;
+    const plan = planBinding(template, { scope: 'Namespaced', policy }, scheduled(), 'x');
+    expect(plan.kind === 'Update' && 'failover' in plan.binding.spec).toBe(false);
+  });
+
+  it('refuses a binding that belongs to an earlier template of the same name', () => {
+    const t = { ...template, metadata: { ...template.metadata, uid: 't-2' } };
+    expect(planBinding(t, scoped, scheduled(), 'x')).toEqual({ kind: 'OwnedByOther', ownerUid: 't-1' });
+  });
+});
+
+describe('templateClaimPatch', () => {
+  it('adds the claim once', () => {
+    const patch = templateClaimPatch(template, scoped);
+    expect(patch).toEqual({
+      metadata: {
+        labels: {
+          [labels.propagationPolicyPermanentId]: 'perm-1',
+          [labels.clusterPropagationPolicyPermanentId]: undefined,
+        },
+        annotations: {
+          [annotations.propagationPolicyNamespace]: 'default',
+          [annotations.propagationPolicyName]: 'spread',
+        },
+      },
+    });
+  });
+
+  it('is undefined when the template is already claimed by that policy', () => {
+    const claimed = {
+      ...template,
+      metadata: {
+        ...template.metadata,
+        labels: { [labels.propagationPolicyPermanentId]: 'perm-1' },
+        annotations: {
+          [annotations.propagationPolicyNamespace]: 'default',
+          [annotations.propagationPolicyName]: 'spread',
+        },
+      },
+    };
+    expect(templateClaimPatch(claimed, scoped)).toBeUndefined();
+  });
+
+  it('removes a stale claim when no policy selects the template', () => {
+    const claimed = {
+      ...template,
+      metadata: { ...template.metadata, annotations: { [annotations.clusterPropagationPolicyName]: 'g' } },
+    };
+    expect(templateClaimPatch(claimed, undefined)).toEqual({
+      metadata: { annotations: { [annotations.clusterPropagationPolicyName]: null } },
+    });
+  });
+});

@@ -1,0 +1,291 @@
+/**
+ * The binding a template and its policy call for (§12.3), and what to write to get there: create
+ * it, rewrite the fields the detector owns, or nothing. The detector never touches
+ * `spec.clusters`, `gracefulEvictionTasks`, `requiredBy` or `rescheduleTriggeredAt`: those belong to
+ * the scheduler and the evictors.
+ */
+import {
+  annotations,
+  defaultSchedulerName,
+  finalizers,
+  labels,
+  type ObjectMeta,
+  type OwnerReference,
+  type ResourceBinding,
+  type ResourceBindingSpec,
+} from '@kf/api';
+import { isSameJson } from '../../scheduler/trigger.ts';
+import { definedFields, withoutKeys } from '../defined-fields.ts';
+import { bindingNameFor } from '../names.ts';
+import type { ResourceTemplate } from '../template.ts';
+import type { ScopedPolicy } from './policy-match.ts';
+import { replicasOf } from './replicas.ts';
+
+export type BindingPlan =
+  | { readonly kind: 'Create'; readonly binding: ResourceBinding }
+  | { readonly kind: 'Update'; readonly binding: ResourceBinding }
+  | { readonly kind: 'UpToDate' }
+  /** A binding of that name belongs to another template (one deleted and re-created): wait for GC. */
+  | { readonly kind: 'OwnedByOther'; readonly ownerUid: string };
+
+/** Every label and annotation key a policy claim may use; the stale ones are removed. */
+const CLAIM_LABELS = [labels.propagationPolicyPermanentId, labels.clusterPropagationPolicyPermanentId];
+const CLAIM_ANNOTATIONS = [
+  annotations.propagationPolicyNamespace,
+  annotations.propagationPolicyName,
+  annotations.clusterPropagationPolicyName,
+];
+
+/**
+ * The policy's permanent id: its `…/permanent-id` label (upstream's admission webhook sets it on
+ * create), else its UID, which is just as permanent for a policy created without that webhook.
+ */
+export function policyPermanentId(sp: ScopedPolicy): string {
+  const key =
+    sp.scope === 'Namespaced'
+      ? labels.propagationPolicyPermanentId
+      : labels.clusterPropagationPolicyPermanentId;
+  return sp.policy.metadata.labels?.[key] ?? sp.policy.metadata.uid ?? '';
+}
+
+export interface Claim {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** The labels and annotations that mark a template (and its binding) as claimed by `sp`. */
+export function claimFor(sp: ScopedPolicy): Claim {
+  const id = policyPermanentId(sp);
+  const name = sp.policy.metadata.name ?? '';
+  if (sp.scope === 'Namespaced') {
+    return {
+      labels: { [labels.propagationPolicyPermanentId]: id },
+      annotations: {
+        [annotations.propagationPolicyNamespace]: sp.policy.metadata.namespace ?? '',
+        [annotations.propagationPolicyName]: name,
+      },
+    };
+  }
+  return {
+    labels: { [labels.clusterPropagationPolicyPermanentId]: id },
+    annotations: { [annotations.clusterPropagationPolicyName]: name },
+  };
+}
+
+/** `current` with every claim key replaced by those of `claim` (none: the claim removed). */
+function withClaim(
+  current: Readonly<Record<string, string>> | undefined,
+  keys: readonly string[],
+  claim: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(current ?? {})) if (!keys.includes(k)) out[k] = v;
+  return { ...out, ...claim };
+}
+
+/**
+ * A merge patch that puts `sp`'s claim on the template (undefined: nothing to remove or add).
+ * Without a policy the stale claim keys are removed.
+ */
+export function templateClaimPatch(t: ResourceTemplate, sp: ScopedPolicy | undefined): object | undefined {
+  const claim = sp === undefined ? { labels: {}, annotations: {} } : claimFor(sp);
+  const labelPatch = claimDiff(t.metadata.labels, CLAIM_LABELS, claim.labels);
+  const annotationPatch = claimDiff(t.metadata.annotations, CLAIM_ANNOTATIONS, claim.annotations);
+  if (labelPatch === undefined && annotationPatch === undefined) return undefined;
+  return {
+    metadata: {
+      ...(labelPatch === undefined ? {} : { labels: labelPatch }),
+      ...(annotationPatch === undefined ? {} : { annotations: annotationPatch }),
+    },
+  };
+}
+
+function claimDiff(
+  current: Readonly<Record<string, string>> | undefined,
+  keys: readonly string[],
+  wanted: Readonly<Record<string, string>>,
+): Record<string, string | null> | undefined {
+  const patch: Record<string, string | null> = {};
+  for (const k of keys) {
+    const want = wanted[k];
+    const have = current?.[k];
+    if (want !== have) patch[k] = want ?? null;
+  }
+  return Object.keys(patch).length === 0 ? undefined : patch;
+}
+
+/** The binding's name and namespace for a template: RB beside a namespaced template, CRB otherwise. */
+export function bindingRefFor(t: ResourceTemplate): {
+  readonly namespace: string | undefined;
+  readonly name: string;
+} {
+  const ns = t.metadata.namespace;
+  return {
+    namespace: ns === undefined || ns === '' ? undefined : ns,
+    name: bindingNameFor(t.kind ?? '', t.metadata.name ?? ''),
+  };
+}
+
+/** The spec fields the detector owns, from the template and the policy. */
+export function detectedSpec(t: ResourceTemplate, sp: ScopedPolicy): ResourceBindingSpec {
+  const p = sp.policy.spec;
+  const { replicas, replicaRequirements } = replicasOf(t);
+  const ns = t.metadata.namespace;
+  const resource = definedFields({
+    apiVersion: t.apiVersion ?? '',
+    kind: t.kind ?? '',
+    namespace: ns === '' ? undefined : ns,
+    name: t.metadata.name ?? '',
+    uid: t.metadata.uid,
+    resourceVersion: t.metadata.resourceVersion,
+  });
+  return {
+    resource: {
+      ...resource,
+      apiVersion: resource.apiVersion ?? '',
+      kind: resource.kind ?? '',
+      name: resource.name ?? '',
+    },
+    ...definedFields({
+      propagateDeps: p.propagateDeps,
+      replicaRequirements,
+      replicas: replicas === 0 ? undefined : replicas,
+      placement: p.placement,
+      schedulerName: p.schedulerName ?? defaultSchedulerName,
+      failover: p.failover,
+      conflictResolution: p.conflictResolution,
+      preserveResourcesOnDeletion: p.preserveResourcesOnDeletion,
+      suspension: p.suspension,
+    }),
+  };
+}
+
+/** Spec fields the detector overwrites; everything else on an existing binding is kept. */
+const DETECTED_FIELDS = [
+  'resource',
+  'propagateDeps',
+  'replicaRequirements',
+  'replicas',
+  'placement',
+  'schedulerName',
+  'failover',
+  'conflictResolution',
+  'preserveResourcesOnDeletion',
+] as const satisfies readonly (keyof ResourceBindingSpec)[];
+
+function ownerReferenceTo(t: ResourceTemplate): OwnerReference {
+  return {
+    apiVersion: t.apiVersion ?? '',
+    kind: t.kind ?? '',
+    name: t.metadata.name ?? '',
+    uid: t.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The label and finalizer a binding of this scope carries. */
+function bindingKeysFor(cluster: boolean): { readonly idLabel: string; readonly finalizer: string } {
+  return cluster
+    ? {
+        idLabel: labels.clusterResourceBindingPermanentId,
+        finalizer: finalizers.clusterResourceBindingController,
+      }
+    : { idLabel: labels.resourceBindingPermanentId, finalizer: finalizers.bindingController };
+}
+
+/**
+ * Plans the binding of `t` under `sp`. `newPermanentId` is used only when the binding has no
+ * permanent id yet (upstream's admission webhook assigns a random UUID). A change of the
+ * template's resourceVersion alone (e.g. a status write) is not worth a binding update.
+ */
+export function planBinding(
+  t: ResourceTemplate,
+  sp: ScopedPolicy,
+  existing: ResourceBinding | undefined,
+  newPermanentId: string,
+): BindingPlan {
+  const ref = bindingRefFor(t);
+  const keys = bindingKeysFor(ref.namespace === undefined);
+  const claim = claimFor(sp);
+  const spec = detectedSpec(t, sp);
+  if (existing === undefined) {
+    const metadata: ObjectMeta = {
+      name: ref.name,
+      ...definedFields({ namespace: ref.namespace }),
+      labels: { ...claim.labels, [keys.idLabel]: newPermanentId },
+      annotations: { ...claim.annotations },
+      ownerReferences: [ownerReferenceTo(t)],
+      finalizers: [keys.finalizer],
+    };
+    return { kind: 'Create', binding: { metadata, spec } };
+  }
+  const owner = existing.metadata.ownerReferences?.find((o) => o.controller === true);
+  if (owner !== undefined && t.metadata.uid !== undefined && owner.uid !== t.metadata.uid) {
+    return { kind: 'OwnedByOther', ownerUid: owner.uid };
+  }
+  const binding: ResourceBinding = {
+    ...existing,
+    metadata: updatedMetadata(existing.metadata, { t, claim, keys, newPermanentId }),
+    spec: updatedSpec(existing.spec, spec),
+  };
+  return isUpToDate(existing, binding) ? { kind: 'UpToDate' } : { kind: 'Update', binding };
+}
+
+function updatedMetadata(
+  m: ObjectMeta,
+  want: {
+    readonly t: ResourceTemplate;
+    readonly claim: Claim;
+    readonly keys: { readonly idLabel: string; readonly finalizer: string };
+    readonly newPermanentId: string;
+  },
+): ObjectMeta {
+  const { idLabel, finalizer } = want.keys;
+  const owners = m.ownerReferences ?? [];
+  const finalizerList = m.finalizers ?? [];
+  return {
+    ...m,
+    labels: {
+      ...withClaim(m.labels, CLAIM_LABELS, want.claim.labels),
+      [idLabel]: m.labels?.[idLabel] ?? want.newPermanentId,
+    },
+    annotations: withClaim(m.annotations, CLAIM_ANNOTATIONS, want.claim.annotations),
+    ownerReferences: owners.some((o) => o.controller === true)
+      ? owners
+      : [...owners, ownerReferenceTo(want.t)],
+    finalizers: finalizerList.includes(finalizer) ? finalizerList : [...finalizerList, finalizer],
+  };
+}
+
+/** The existing spec with the detector's fields replaced (absent ones removed). */
+function updatedSpec(existing: ResourceBindingSpec, detected: ResourceBindingSpec): ResourceBindingSpec {
+  const kept = withoutKeys(existing, [...DETECTED_FIELDS, 'suspension']);
+  const suspension = mergeSuspension(existing.suspension?.scheduling, detected.suspension);
+  return {
+    ...kept,
+    ...definedFields(Object.fromEntries(DETECTED_FIELDS.map((f) => [f, detected[f]]))),
+    ...definedFields({ suspension }),
+    resource: detected.resource,
+  };
+}
+
+/** The policy's suspension, keeping `scheduling` that third parties set on the binding. */
+function mergeSuspension(
+  scheduling: boolean | undefined,
+  fromPolicy: ResourceBindingSpec['suspension'],
+): ResourceBindingSpec['suspension'] {
+  if (scheduling === undefined) return fromPolicy;
+  return { ...fromPolicy, scheduling };
+}
+
+function isUpToDate(a: ResourceBinding, b: ResourceBinding): boolean {
+  const strip = (x: ResourceBinding): unknown => ({
+    labels: x.metadata.labels,
+    annotations: x.metadata.annotations,
+    ownerReferences: x.metadata.ownerReferences,
+    finalizers: x.metadata.finalizers,
+    spec: { ...x.spec, resource: { ...x.spec.resource, resourceVersion: undefined } },
+  });
+  return isSameJson(strip(a), strip(b));
+}

@@ -1,0 +1,238 @@
+/**
+ * resource-detector: turns resource templates selected by a PropagationPolicy or
+ * ClusterPropagationPolicy into ResourceBindings / ClusterResourceBindings (§12).
+ * Keyed by the binding the template maps to (`<ns>/<name>-<kind>`), so that one key covers the
+ * template, its binding, and the template's disappearance.
+ * Watches templates (every watched type; status-only changes ignored), both policy kinds (a
+ * change queues every template its selectors name, starting caches for new kinds) and bindings.
+ * Writes the claim onto the template, and creates, updates or deletes the binding. A binding of
+ * another template with the same name (deleted and re-created) is retried until GC removed it.
+ */
+import { labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import {
+  isAlreadyExists,
+  isNotFound,
+  joinKey,
+  splitKey,
+  type EventRecorder,
+  type WatchCache,
+} from '@kf/kube';
+import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
+import { isSameJson } from '../../scheduler/trigger.ts';
+import { allBindings, bindingClient, getBinding, type BindingStore } from '../bindings.ts';
+import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
+import type { TemplateCaches } from '../template-caches.ts';
+import type { ResourceTemplate } from '../template.ts';
+import { bindingRefFor, planBinding, templateClaimPatch } from './binding-plan.ts';
+import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
+
+export interface ResourceDetectorDeps {
+  readonly templates: TemplateCaches;
+  readonly propagationPolicies: WatchCache<PropagationPolicy>;
+  readonly clusterPropagationPolicies: WatchCache<PropagationPolicy>;
+  readonly bindings: BindingStore;
+  readonly events: EventRecorder;
+  /** A fresh binding permanent id (a random UUID in production). */
+  readonly newId: () => string;
+  readonly log: Logger;
+}
+
+/** The binding key a template maps to; none for templates the detector leaves alone. */
+export function bindingKeyOfTemplate(t: ResourceTemplate): readonly string[] {
+  if (isSkippedNamespace(t.metadata.namespace)) return [];
+  if (!isPropagatableType(t.apiVersion ?? '', t.kind ?? '')) return [];
+  const ref = bindingRefFor(t);
+  return [joinKey(ref.namespace, ref.name)];
+}
+
+/** Template changes other than status, resourceVersion and managedFields. */
+function templateSource(templates: TemplateCaches): Source {
+  const base = keysFrom(templates, bindingKeyOfTemplate);
+  return {
+    ...base,
+    onChange: (enqueue) =>
+      templates.onEvent((type, obj, old) => {
+        if (type === 'MODIFIED' && old !== undefined && !isMeaningfulChange(old, obj)) return;
+        for (const key of bindingKeyOfTemplate(obj)) enqueue(key);
+      }),
+  };
+}
+
+function isMeaningfulChange(a: ResourceTemplate, b: ResourceTemplate): boolean {
+  const strip = (t: ResourceTemplate): unknown => ({
+    ...t,
+    status: undefined,
+    metadata: { ...t.metadata, resourceVersion: undefined, managedFields: undefined },
+  });
+  return !isSameJson(strip(a), strip(b));
+}
+
+/** A policy change queues every template of the kinds it selects (and starts watching them). */
+function policySource(deps: ResourceDetectorDeps, policies: WatchCache<PropagationPolicy>): Source {
+  const keysOf = (p: PropagationPolicy): readonly string[] => {
+    const keys: string[] = [];
+    for (const s of p.spec.resourceSelectors) {
+      if (!isPropagatableType(s.apiVersion, s.kind)) continue;
+      if (!deps.templates.ensure(s.apiVersion, s.kind)) {
+        deps.log.warn(
+          { apiVersion: s.apiVersion, kind: s.kind },
+          'policy selects a kind that cannot be watched',
+        );
+        continue;
+      }
+      const ns = p.metadata.namespace;
+      for (const t of deps.templates.list()) {
+        if (t.apiVersion !== s.apiVersion || t.kind !== s.kind) continue;
+        if (ns !== undefined && ns !== '' && t.metadata.namespace !== ns) continue;
+        keys.push(...bindingKeyOfTemplate(t));
+      }
+    }
+    return keys;
+  };
+  return keysFrom(policies, keysOf);
+}
+
+function policyIndex(deps: ResourceDetectorDeps): PolicyIndex {
+  return {
+    propagationPolicy: (key) => deps.propagationPolicies.get(key),
+    clusterPropagationPolicy: (name) => deps.clusterPropagationPolicies.get(name),
+    propagationPoliciesIn: (ns) => deps.propagationPolicies.list().filter((p) => p.metadata.namespace === ns),
+    clusterPropagationPolicies: () => deps.clusterPropagationPolicies.list(),
+  };
+}
+
+/**
+ * The template behind a binding key: for each watched type, a binding name ending in
+ * `-<kind>` names the template before it. The existing binding's `spec.resource` settles
+ * (rare) collisions between kinds.
+ */
+export function findTemplate(
+  templates: TemplateCaches,
+  key: string,
+  binding: ResourceBinding | undefined,
+): ResourceTemplate | undefined {
+  const { namespace, name } = splitKey(key);
+  const found: ResourceTemplate[] = [];
+  for (const type of templates.types()) {
+    if (type.namespaced !== (namespace !== undefined)) continue;
+    const suffix = `-${type.kind.toLowerCase()}`;
+    if (!name.endsWith(suffix)) continue;
+    const t = templates.get(type.apiVersion, type.kind, joinKey(namespace, name.slice(0, -suffix.length)));
+    if (t !== undefined) found.push(t);
+  }
+  const r = binding?.spec.resource;
+  return found.find((t) => r !== undefined && t.apiVersion === r.apiVersion && t.kind === r.kind) ?? found[0];
+}
+
+export function resourceDetectorController(deps: ResourceDetectorDeps): ControllerSpec {
+  const index = policyIndex(deps);
+  return {
+    name: 'resource-detector',
+    sources: [
+      templateSource(deps.templates),
+      policySource(deps, deps.propagationPolicies),
+      policySource(deps, deps.clusterPropagationPolicies),
+      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
+    ],
+    async reconcile(key, { log, signal }) {
+      const binding = getBinding(deps.bindings, key);
+      const template = findTemplate(deps.templates, key, binding);
+      if (template === undefined || template.metadata.deletionTimestamp !== undefined) {
+        await removeOrphanBinding(deps, key, binding, log);
+        return converged();
+      }
+      if (template.metadata.labels?.[labels.resourceTemplateClaimedBy] !== undefined) return converged();
+      const choice = choosePolicy(template, index);
+      switch (choice.kind) {
+        case 'Wait':
+          throw new Error(choice.reason);
+        case 'Keep':
+          return converged();
+        case 'None':
+          await writeClaim(deps, template, undefined, signal);
+          return converged();
+        case 'Apply':
+          await writeClaim(deps, template, choice, signal);
+          await writeBinding(deps, { key, template, binding, policy: choice }, { log, signal });
+          return converged();
+      }
+    },
+  };
+}
+
+/** Puts the policy's claim on the template (or removes a stale one) when it is not there yet. */
+async function writeClaim(
+  deps: ResourceDetectorDeps,
+  t: ResourceTemplate,
+  policy: ScopedPolicy | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const patch = templateClaimPatch(t, policy);
+  const client = deps.templates.client(t.apiVersion ?? '', t.kind ?? '');
+  if (patch === undefined || client === undefined) return;
+  await client.mergePatch(joinKey(t.metadata.namespace, t.metadata.name ?? ''), patch, { signal });
+}
+
+/** Creates or updates the binding of `template` under `policy`. */
+async function writeBinding(
+  deps: ResourceDetectorDeps,
+  target: {
+    readonly key: string;
+    readonly template: ResourceTemplate;
+    readonly binding: ResourceBinding | undefined;
+    readonly policy: ScopedPolicy;
+  },
+  ctx: { readonly log: Logger; readonly signal: AbortSignal },
+): Promise<void> {
+  const { key, template, policy } = target;
+  const plan = planBinding(template, policy, target.binding, deps.newId());
+  const client = bindingClient(deps.bindings, key);
+  switch (plan.kind) {
+    case 'UpToDate':
+      return;
+    case 'OwnedByOther':
+      throw new Error(`binding ${key} belongs to template uid ${plan.ownerUid}; waiting for its removal`);
+    case 'Create':
+      try {
+        await client.create(plan.binding, { signal: ctx.signal });
+      } catch (err: unknown) {
+        // Created by an earlier pass the cache has not shown yet; its event requeues the key.
+        if (isAlreadyExists(err)) return;
+        throw err;
+      }
+      break;
+    case 'Update':
+      await client.replace(plan.binding, { signal: ctx.signal });
+      break;
+  }
+  const name = policy.policy.metadata.name ?? '';
+  deps.events.record(template, 'Normal', 'ApplyPolicySucceed', `Apply policy(${name}) succeed`);
+  ctx.log.info({ binding: key, action: plan.kind, policy: name }, 'binding written');
+}
+
+/**
+ * The template is gone: delete the binding it owned (the garbage collector would too; doing it
+ * here does not depend on GC running). Only when the template's type is watched and listed,
+ * so that a binding is never deleted for a template the detector simply cannot see yet.
+ */
+async function removeOrphanBinding(
+  deps: ResourceDetectorDeps,
+  key: string,
+  binding: ResourceBinding | undefined,
+  log: Logger,
+): Promise<void> {
+  if (binding === undefined || binding.metadata.deletionTimestamp !== undefined) return;
+  const r = binding.spec.resource;
+  if (!deps.templates.isWatched(r.apiVersion, r.kind)) return;
+  const owned =
+    binding.metadata.ownerReferences?.some((o) => o.controller === true && o.uid === r.uid) === true;
+  if (!owned) return;
+  try {
+    await bindingClient(deps.bindings, key).delete(key, {
+      preconditions: { uid: binding.metadata.uid ?? '' },
+    });
+    log.info({ binding: key }, 'template gone; binding deleted');
+  } catch (err: unknown) {
+    if (!isNotFound(err)) throw err;
+  }
+}

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { annotations, labels, type PropagationPolicy, type ResourceSelector } from '@kf/api';
+import type { ResourceTemplate } from '../template.ts';
+import { choosePolicy, selectorPriority, type PolicyIndex } from './policy-match.ts';
+
+const web: ResourceTemplate = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+};
+const sel = (extra: Partial<ResourceSelector> = {}): ResourceSelector => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  ...extra,
+});
+
+const policy = (
+  name: string,
+  selectors: readonly ResourceSelector[],
+  extra: { namespace?: string; priority?: number; deleting?: boolean } = {},
+): PropagationPolicy => ({
+  metadata: {
+    name,
+    ...(extra.namespace === undefined ? {} : { namespace: extra.namespace }),
+    uid: `uid-${name}`,
+    ...(extra.deleting === true ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+  },
+  spec: {
+    resourceSelectors: selectors,
+    ...(extra.priority === undefined ? {} : { priority: extra.priority }),
+  },
+});
+
+function index(pps: readonly PropagationPolicy[], cpps: readonly PropagationPolicy[] = []): PolicyIndex {
+  return {
+    propagationPolicy: (key) => pps.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === key),
+    clusterPropagationPolicy: (name) => cpps.find((p) => p.metadata.name === name),
+    propagationPoliciesIn: (ns) => pps.filter((p) => p.metadata.namespace === ns),
+    clusterPropagationPolicies: () => cpps,
+  };
+}
+
+describe('selectorPriority', () => {
+  it.each([
+    ['name match', sel({ name: 'web' }), 3],
+    [
+      'name mismatch ignores the label selector',
+      sel({ name: 'api', labelSelector: { matchLabels: { app: 'web' } } }),
+      0,
+    ],
+    ['label selector match', sel({ labelSelector: { matchLabels: { app: 'web' } } }), 2],
+    ['label selector mismatch', sel({ labelSelector: { matchLabels: { app: 'api' } } }), 0],
+    ['match all', sel(), 1],
+    ['other namespace', sel({ namespace: 'prod' }), 0],
+    ['other kind', { apiVersion: 'v1', kind: 'ConfigMap' }, 0],
+  ] as const)('%s → %d', (_n, s, expected) => {
+    expect(selectorPriority(s, web)).toBe(expected);
+  });
+});
+
+describe('choosePolicy', () => {
+  /** The chosen policy's name, or the kind of the choice when none applies. */
+  const chosen = (pps: readonly PropagationPolicy[]): string | undefined => {
+    const c = choosePolicy(web, index(pps));
+    return c.kind === 'Apply' ? c.policy.metadata.name : c.kind;
+  };
+
+  it.each([
+    [
+      'explicit priority wins over implicit',
+      [
+        policy('a', [sel({ name: 'web' })], { namespace: 'default' }),
+        policy('b', [sel()], { namespace: 'default', priority: 5 }),
+      ],
+      'b',
+    ],
+    [
+      'implicit priority breaks explicit ties',
+      [
+        policy('a', [sel()], { namespace: 'default' }),
+        policy('b', [sel({ name: 'web' })], { namespace: 'default' }),
+      ],
+      'b',
+    ],
+    [
+      'the smaller name breaks full ties',
+      [policy('b', [sel()], { namespace: 'default' }), policy('a', [sel()], { namespace: 'default' })],
+      'a',
+    ],
+    [
+      'deleting policies are ignored',
+      [
+        policy('a', [sel()], { namespace: 'default', deleting: true }),
+        policy('b', [sel()], { namespace: 'default' }),
+      ],
+      'b',
+    ],
+    ['policies of other namespaces are ignored', [policy('a', [sel()], { namespace: 'prod' })], 'None'],
+  ] as const)('%s', (_n, pps, expected) => {
+    expect(chosen(pps)).toBe(expected);
+  });
+
+  it('falls back to a ClusterPropagationPolicy', () => {
+    const c = choosePolicy(web, index([], [policy('global', [sel()])]));
+    expect(c).toMatchObject({ kind: 'Apply', scope: 'Cluster', policy: { metadata: { name: 'global' } } });
+  });
+
+  const claimed: ResourceTemplate = {
+    ...web,
+    metadata: {
+      ...web.metadata,
+      labels: { ...web.metadata.labels, [labels.propagationPolicyPermanentId]: 'uid-z' },
+      annotations: {
+        [annotations.propagationPolicyNamespace]: 'default',
+        [annotations.propagationPolicyName]: 'z',
+      },
+    },
+  };
+
+  it('keeps the claiming policy even when a better one appears', () => {
+    const pps = [
+      policy('z', [sel()], { namespace: 'default' }),
+      policy('a', [sel({ name: 'web' })], { namespace: 'default', priority: 9 }),
+    ];
+    expect(choosePolicy(claimed, index(pps))).toMatchObject({
+      kind: 'Apply',
+      policy: { metadata: { name: 'z' } },
+    });
+  });
+
+  it.each([
+    [
+      'waits while the claiming policy is deleted',
+      [policy('z', [sel()], { namespace: 'default', deleting: true })],
+      'Wait',
+    ],
+    [
+      'keeps the binding when the claiming policy stops selecting',
+      [policy('z', [sel({ name: 'api' })], { namespace: 'default' })],
+      'Keep',
+    ],
+    [
+      'chooses afresh when the claiming policy is gone',
+      [policy('a', [sel()], { namespace: 'default' })],
+      'Apply',
+    ],
+  ] as const)('%s', (_n, pps, kind) => {
+    expect(choosePolicy(claimed, index(pps)).kind).toBe(kind);
+  });
+});

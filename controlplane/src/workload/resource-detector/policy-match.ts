@@ -1,0 +1,140 @@
+/**
+ * Which propagation policy governs a resource template (§12.2): the policy that already claimed
+ * it while it still matches, otherwise the best matching PropagationPolicy of the template's
+ * namespace, otherwise the best ClusterPropagationPolicy. "Best" is the highest explicit
+ * `priority`, then the highest implicit priority (name 3 > label selector 2 > match-all 1), then
+ * the smaller policy name.
+ */
+import { annotations, labels, type PropagationPolicy, type ResourceSelector } from '@kf/api';
+import { matchesLabelSelector } from '../../scheduler/affinity.ts';
+import { compareNames } from '../../scheduler/name-order.ts';
+import type { ResourceTemplate } from '../template.ts';
+
+export type PolicyScope = 'Namespaced' | 'Cluster';
+
+/** A policy as the detector sees it: its scope decides the claim keys it writes. */
+export interface ScopedPolicy {
+  readonly scope: PolicyScope;
+  readonly policy: PropagationPolicy;
+}
+
+export type PolicyChoice =
+  /** Propagate with this policy. */
+  | ({ readonly kind: 'Apply' } & ScopedPolicy)
+  /** The claiming policy is being deleted: retry later. */
+  | { readonly kind: 'Wait'; readonly reason: string }
+  /** The claiming policy no longer selects the template: leave the binding as it is. */
+  | { readonly kind: 'Keep' }
+  /** No policy selects the template. */
+  | { readonly kind: 'None' };
+
+/** Upstream's implicit priorities of a matching selector. */
+export const implicitPriorities = { matchAll: 1, labelSelector: 2, name: 3 } as const;
+
+/**
+ * How specifically `sel` selects `t`: 0 when it does not, else one of {@link implicitPriorities}.
+ * A name, when set, must match and the label selector is ignored.
+ */
+export function selectorPriority(sel: ResourceSelector, t: ResourceTemplate): number {
+  if (!isSameTypeAndNamespace(sel, t)) return 0;
+  if (sel.name !== undefined && sel.name !== '') {
+    return sel.name === t.metadata.name ? implicitPriorities.name : 0;
+  }
+  if (sel.labelSelector === undefined) return implicitPriorities.matchAll;
+  return matchesLabelSelector(t.metadata.labels ?? {}, sel.labelSelector)
+    ? implicitPriorities.labelSelector
+    : 0;
+}
+
+/** Same apiVersion and kind, and the selector's namespace (when it names one). */
+function isSameTypeAndNamespace(sel: ResourceSelector, t: ResourceTemplate): boolean {
+  if (sel.apiVersion !== t.apiVersion || sel.kind !== t.kind) return false;
+  const ns = sel.namespace ?? '';
+  return ns === '' || ns === (t.metadata.namespace ?? '');
+}
+
+/** The highest priority of any selector of `p` for `t`; 0 when none matches. */
+export function policyPriority(p: PropagationPolicy, t: ResourceTemplate): number {
+  return Math.max(0, ...p.spec.resourceSelectors.map((s) => selectorPriority(s, t)));
+}
+
+/** Whether a PropagationPolicy (namespace-bound) or a ClusterPropagationPolicy selects `t`. */
+export function policySelects(sp: ScopedPolicy, t: ResourceTemplate): boolean {
+  if (sp.scope === 'Namespaced' && sp.policy.metadata.namespace !== (t.metadata.namespace ?? ''))
+    return false;
+  return policyPriority(sp.policy, t) > 0;
+}
+
+/** The best policy among `candidates` for `t`, ignoring deleting ones and those not selecting it. */
+export function bestPolicy(
+  candidates: readonly PropagationPolicy[],
+  scope: PolicyScope,
+  t: ResourceTemplate,
+): PropagationPolicy | undefined {
+  const ranked = candidates
+    .filter((p) => p.metadata.deletionTimestamp === undefined && policySelects({ scope, policy: p }, t))
+    .map((p) => ({ p, explicit: p.spec.priority ?? 0, implicit: policyPriority(p, t) }))
+    .sort(
+      (a, b) =>
+        b.explicit - a.explicit ||
+        b.implicit - a.implicit ||
+        compareNames(a.p.metadata.name ?? '', b.p.metadata.name ?? ''),
+    );
+  return ranked[0]?.p;
+}
+
+/** The policy that claimed `t` according to its claim annotations, if any. */
+export function claimOf(
+  t: ResourceTemplate,
+): { readonly scope: PolicyScope; readonly key: string } | undefined {
+  const a = t.metadata.annotations ?? {};
+  const l = t.metadata.labels ?? {};
+  const ppName = a[annotations.propagationPolicyName];
+  const ppNamespace = a[annotations.propagationPolicyNamespace];
+  if (
+    ppName !== undefined &&
+    ppNamespace !== undefined &&
+    l[labels.propagationPolicyPermanentId] !== undefined
+  ) {
+    return { scope: 'Namespaced', key: `${ppNamespace}/${ppName}` };
+  }
+  const cppName = a[annotations.clusterPropagationPolicyName];
+  if (cppName !== undefined && l[labels.clusterPropagationPolicyPermanentId] !== undefined) {
+    return { scope: 'Cluster', key: cppName };
+  }
+  return undefined;
+}
+
+/** What the detector can look up: policies by key, and every policy of a namespace. */
+export interface PolicyIndex {
+  readonly propagationPolicy: (key: string) => PropagationPolicy | undefined;
+  readonly clusterPropagationPolicy: (name: string) => PropagationPolicy | undefined;
+  readonly propagationPoliciesIn: (namespace: string) => readonly PropagationPolicy[];
+  readonly clusterPropagationPolicies: () => readonly PropagationPolicy[];
+}
+
+/** Decides which policy governs `t` (steps 1–4 of §12.2). */
+export function choosePolicy(t: ResourceTemplate, index: PolicyIndex): PolicyChoice {
+  const claim = claimOf(t);
+  if (claim !== undefined) {
+    const policy =
+      claim.scope === 'Namespaced'
+        ? index.propagationPolicy(claim.key)
+        : index.clusterPropagationPolicy(claim.key);
+    if (policy !== undefined) {
+      if (policy.metadata.deletionTimestamp !== undefined) {
+        return { kind: 'Wait', reason: `policy ${claim.key} is being deleted` };
+      }
+      return policySelects({ scope: claim.scope, policy }, t)
+        ? { kind: 'Apply', scope: claim.scope, policy }
+        : { kind: 'Keep' };
+    }
+    // The claiming policy is gone: choose afresh (the new claim replaces the stale one).
+  }
+  const ns = t.metadata.namespace ?? '';
+  const pp = ns === '' ? undefined : bestPolicy(index.propagationPoliciesIn(ns), 'Namespaced', t);
+  if (pp !== undefined) return { kind: 'Apply', scope: 'Namespaced', policy: pp };
+  const cpp = bestPolicy(index.clusterPropagationPolicies(), 'Cluster', t);
+  if (cpp !== undefined) return { kind: 'Apply', scope: 'Cluster', policy: cpp };
+  return { kind: 'None' };
+}

@@ -1,0 +1,102 @@
+/**
+ * Replicas and per-replica requirements of a template, as upstream's default resource
+ * interpreter reads them (`GetReplicas`): Deployment, StatefulSet and ReplicaSet from
+ * `spec.replicas` and the pod template; every other kind has no replicas.
+ */
+import type { NodeClaim, NodeSelector, ReplicaRequirements, ResourceList, Toleration } from '@kf/api';
+import { parseMilli } from '../../scheduler/quantity.ts';
+import { recordOf, type ResourceTemplate } from '../template.ts';
+
+export interface TemplateReplicas {
+  readonly replicas: number;
+  readonly replicaRequirements: ReplicaRequirements | undefined;
+}
+
+/** Kinds whose `spec.replicas` and `spec.template` describe identical pods. */
+const REPLICATED_KINDS: ReadonlySet<string> = new Set([
+  'apps/v1/Deployment',
+  'apps/v1/StatefulSet',
+  'apps/v1/ReplicaSet',
+]);
+
+export function isReplicatedKind(apiVersion: string | undefined, kind: string | undefined): boolean {
+  return REPLICATED_KINDS.has(`${apiVersion ?? ''}/${kind ?? ''}`);
+}
+
+export function replicasOf(t: ResourceTemplate): TemplateReplicas {
+  if (!isReplicatedKind(t.apiVersion, t.kind)) return { replicas: 0, replicaRequirements: undefined };
+  const replicas = t.spec?.['replicas'];
+  const pod = recordOf(recordOf(t.spec?.['template'])?.['spec']);
+  return {
+    replicas: typeof replicas === 'number' ? replicas : 0,
+    replicaRequirements: pod === undefined ? undefined : requirementsOf(pod, t.metadata.namespace),
+  };
+}
+
+/** Node claim and summed requests of one pod; undefined when the pod asks for nothing. */
+export function requirementsOf(
+  pod: Readonly<Record<string, unknown>>,
+  namespace: string | undefined,
+): ReplicaRequirements | undefined {
+  const nodeClaim = nodeClaimOf(pod);
+  const resourceRequest = podRequests(pod);
+  if (nodeClaim === undefined && resourceRequest === undefined) return undefined;
+  const priorityClassName = pod['priorityClassName'];
+  return {
+    ...(nodeClaim === undefined ? {} : { nodeClaim }),
+    ...(resourceRequest === undefined ? {} : { resourceRequest }),
+    ...(namespace === undefined || namespace === '' ? {} : { namespace }),
+    ...(typeof priorityClassName === 'string' && priorityClassName !== '' ? { priorityClassName } : {}),
+  };
+}
+
+function nodeClaimOf(pod: Readonly<Record<string, unknown>>): NodeClaim | undefined {
+  const nodeSelector = recordOf(pod['nodeSelector']) as Readonly<Record<string, string>> | undefined;
+  const tolerations = Array.isArray(pod['tolerations']) ? (pod['tolerations'] as readonly Toleration[]) : [];
+  const nodeAffinity = recordOf(recordOf(pod['affinity'])?.['nodeAffinity']);
+  const hard = recordOf(nodeAffinity?.['requiredDuringSchedulingIgnoredDuringExecution']) as
+    NodeSelector | undefined;
+  const hasSelector = nodeSelector !== undefined && Object.keys(nodeSelector).length > 0;
+  if (!hasSelector && tolerations.length === 0 && hard === undefined) return undefined;
+  return {
+    ...(hard === undefined ? {} : { hardNodeAffinity: hard }),
+    ...(hasSelector ? { nodeSelector } : {}),
+    ...(tolerations.length === 0 ? {} : { tolerations }),
+  };
+}
+
+/**
+ * Requests of one pod as the kube-scheduler counts them: the sum over containers, raised to the
+ * largest init container per resource. Undefined when nothing is requested.
+ */
+export function podRequests(pod: Readonly<Record<string, unknown>>): ResourceList | undefined {
+  const sum = new Map<string, number>();
+  for (const req of containerRequests(pod['containers'])) {
+    for (const [name, milli] of req) sum.set(name, (sum.get(name) ?? 0) + milli);
+  }
+  for (const req of containerRequests(pod['initContainers'])) {
+    for (const [name, milli] of req) sum.set(name, Math.max(sum.get(name) ?? 0, milli));
+  }
+  if (sum.size === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const name of [...sum.keys()].sort()) out[name] = formatMilli(sum.get(name) ?? 0);
+  return out;
+}
+
+function containerRequests(containers: unknown): Map<string, number>[] {
+  if (!Array.isArray(containers)) return [];
+  return containers.map((c) => {
+    const requests = recordOf(recordOf(recordOf(c)?.['resources'])?.['requests']) ?? {};
+    const milli = new Map<string, number>();
+    for (const [name, q] of Object.entries(requests)) {
+      const m = typeof q === 'string' || typeof q === 'number' ? parseMilli(q) : undefined;
+      if (m !== undefined) milli.set(name, m);
+    }
+    return milli;
+  });
+}
+
+/** A milli-unit amount as a canonical quantity: whole units when exact, else `<n>m`. */
+export function formatMilli(milli: number): string {
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}

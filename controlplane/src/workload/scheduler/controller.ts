@@ -1,0 +1,166 @@
+/**
+ * scheduler: places bindings on clusters (§10). Decides with the pure core (`decideScheduling`,
+ * `scheduleBinding`) and writes the result: `spec.clusters` + applied-placement annotation, then
+ * the `Scheduled` condition, `schedulerObservedGeneration` and `lastScheduledTime`, with a
+ * ScheduleBindingSucceed / ScheduleBindingFailed Event on the binding and its template.
+ * Watches bindings (creation and generation changes only) and Clusters (label/spec changes and
+ * deletion start requeue the bindings they may affect; Ready flips do not).
+ * Requeues: errors with backoff, Unschedulable after {@link UNSCHEDULABLE_RECHECK_MS}.
+ *
+ * No fitting cluster keeps the current placement (`onNoClusterFit: 'keep'`) and only reports
+ * Scheduled=False/NoClusterFit. Upstream clears `spec.clusters`, which removes the workload from
+ * every cluster whenever every cluster is briefly unfit (all tainted NoSchedule during a network
+ * partition, say). Moving workloads away is the job of the eviction paths (taint manager,
+ * application failover, cluster deletion), which keep the workload running until it is healthy
+ * elsewhere; a transient scheduling verdict should not bypass them.
+ */
+import type { Cluster, ResourceBinding } from '@kf/api';
+import { joinKey, type EventRecorder, type WatchCache } from '@kf/kube';
+import {
+  TerminalError,
+  converged,
+  recheckIn,
+  type ControllerSpec,
+  type Outcome,
+  type ReconcileContext,
+  type Source,
+} from '@kf/runtime';
+import { toBindingView } from '../../scheduler/binding-view.ts';
+import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { scheduleBinding, type SchedulerOptions } from '../../scheduler/schedule.ts';
+import { decideScheduling } from '../../scheduler/trigger.ts';
+import { allBindings, bindingClient, getBinding, type BindingStore } from '../bindings.ts';
+import { recordOnBinding } from '../events.ts';
+import { clustersToMatch, isAffectedBy, isForScheduler, isSchedulingEvent } from './intake.ts';
+import { describePass, planSchedulingWrites } from './scheduling-writes.ts';
+
+/**
+ * Upstream re-activates unschedulable bindings after at most five minutes unless a cluster
+ * change requeues them first; capacity freed elsewhere is seen no later than that.
+ */
+export const UNSCHEDULABLE_RECHECK_MS = 5 * 60_000;
+
+export interface SchedulerDeps {
+  readonly bindings: BindingStore;
+  readonly clusters: WatchCache<Cluster>;
+  readonly events: EventRecorder;
+  /** `--scheduler-name` (default `default-scheduler`). */
+  readonly schedulerName: string;
+  /** Plugins and empty-workload propagation; `onNoClusterFit` is always `keep` (see header). */
+  readonly options?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
+}
+
+const bindingKey = (b: ResourceBinding): string => joinKey(b.metadata.namespace, b.metadata.name ?? '');
+
+function bindingSource(deps: SchedulerDeps): Source {
+  const source = allBindings(deps.bindings);
+  return {
+    onChange: (enqueue) =>
+      source.onEvent((type, b, old) => {
+        if (isSchedulingEvent(type, b, old)) enqueue(bindingKey(b));
+      }),
+    keys: () => source.list().map(bindingKey),
+    synced: () => source.synced(),
+  };
+}
+
+function clusterSource(deps: SchedulerDeps): Source {
+  const bindings = allBindings(deps.bindings);
+  return {
+    onChange: (enqueue) =>
+      deps.clusters.onEvent((type, c, old) => {
+        const versions = clustersToMatch(type, c, old);
+        if (versions.length === 0) return;
+        for (const b of bindings.list()) {
+          if (isForScheduler(b, deps.schedulerName) && versions.some((v) => isAffectedBy(b, v)))
+            enqueue(bindingKey(b));
+        }
+      }),
+    keys: () => [],
+    synced: () => deps.clusters.synced(),
+  };
+}
+
+export function schedulerController(deps: SchedulerDeps): ControllerSpec {
+  return {
+    name: 'scheduler',
+    sources: [bindingSource(deps), clusterSource(deps)],
+    async reconcile(key, ctx) {
+      const b = getBinding(deps.bindings, key);
+      if (b === undefined || !isForScheduler(b, deps.schedulerName)) return converged();
+      const clusters = deps.clusters.list();
+      const terminating = new Set(
+        clusters.filter((c) => c.metadata.deletionTimestamp !== undefined).map((c) => c.metadata.name ?? ''),
+      );
+      const trigger = decideScheduling(b, terminating);
+      switch (trigger.kind) {
+        case 'Deleting':
+          return converged();
+        case 'NoPlacement':
+          recordOnBinding(deps.events, b, {
+            type: 'Warning',
+            reason: 'ScheduleBindingFailed',
+            message: 'the binding has no placement',
+          });
+          throw new TerminalError(`binding ${key} has no placement`);
+        case 'Skip':
+          if (trigger.observedGeneration !== undefined) {
+            const patch = { status: { schedulerObservedGeneration: trigger.observedGeneration } };
+            await bindingClient(deps.bindings, key).patchStatus(key, patch, { signal: ctx.signal });
+          }
+          return converged();
+        case 'Schedule':
+          return schedule(deps, { key, b, clusters, reason: trigger.reason }, ctx);
+      }
+    },
+  };
+}
+
+async function schedule(
+  deps: SchedulerDeps,
+  input: {
+    readonly key: string;
+    readonly b: ResourceBinding;
+    readonly clusters: readonly Cluster[];
+    readonly reason: string;
+  },
+  ctx: ReconcileContext,
+): Promise<Outcome> {
+  const { key, b, clusters } = input;
+  const nowMs = ctx.now();
+  const result = scheduleBinding(toBindingView(b), clusters.map(toClusterView), nowMs, {
+    ...deps.options,
+    onNoClusterFit: 'keep',
+  });
+  const writes = planSchedulingWrites(b, result, nowMs);
+  const client = bindingClient(deps.bindings, key);
+  if (writes.binding !== undefined) await client.mergePatch(key, writes.binding, { signal: ctx.signal });
+  if (writes.status !== undefined) await client.patchStatus(key, writes.status, { signal: ctx.signal });
+  const pass = describePass(result);
+  if (writes.binding !== undefined || writes.status !== undefined) {
+    recordOnBinding(deps.events, b, {
+      type: pass.ok ? 'Normal' : 'Warning',
+      reason: pass.ok ? 'ScheduleBindingSucceed' : 'ScheduleBindingFailed',
+      message: pass.message,
+    });
+    ctx.log.info(
+      {
+        reason: input.reason,
+        scheduled: pass.ok,
+        clusters: result.clusters,
+        rejected: result.rejected.length,
+      },
+      pass.ok ? 'binding scheduled' : 'binding not scheduled',
+    );
+  }
+  switch (result.retry) {
+    case 'none':
+      return converged();
+    case 'unschedulable':
+      return recheckIn(UNSCHEDULABLE_RECHECK_MS);
+    case 'backoff':
+      throw new Error(result.condition.message);
+  }
+}
+
+/** Records on the binding and on its resource template, as upstream does. */

@@ -1,0 +1,59 @@
+/**
+ * Which bindings the scheduler takes (§10.1) and which Cluster changes bring them back: a
+ * binding for this scheduler, not suspended, and created from a policy; a Cluster whose labels
+ * or spec changed (or that began deleting) requeues the bindings its affinity concerns. Cluster
+ * status changes (Ready flips) do not requeue anything.
+ */
+import { defaultSchedulerName, labels, type Cluster, type ResourceBinding } from '@kf/api';
+import { matchesAffinity } from '../../scheduler/affinity.ts';
+import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { isSameJson } from '../../scheduler/trigger.ts';
+
+/** Rules 1–3 of the binding filter. */
+export function isForScheduler(b: ResourceBinding, schedulerName: string): boolean {
+  if ((b.spec.schedulerName ?? defaultSchedulerName) !== schedulerName) return false;
+  if (b.spec.suspension?.scheduling === true) return false;
+  const l = b.metadata.labels ?? {};
+  return (
+    l[labels.propagationPolicyPermanentId] !== undefined ||
+    l[labels.clusterPropagationPolicyPermanentId] !== undefined ||
+    l[labels.bindingManagedBy] !== undefined
+  );
+}
+
+/** A binding event the scheduler acts on: creation, or a new generation (status writes are not). */
+export function isSchedulingEvent(
+  type: string,
+  b: ResourceBinding,
+  old: ResourceBinding | undefined,
+): boolean {
+  if (type === 'ADDED') return true;
+  if (type !== 'MODIFIED' || old === undefined) return false;
+  return b.metadata.generation !== old.metadata.generation;
+}
+
+/** Which versions of a changed cluster to match bindings against; none when the change does not matter. */
+export function clustersToMatch(type: string, c: Cluster, old: Cluster | undefined): readonly Cluster[] {
+  if (type !== 'MODIFIED' || old === undefined) return [];
+  if (old.metadata.deletionTimestamp === undefined && c.metadata.deletionTimestamp !== undefined) return [c];
+  const relabelled = !isSameJson(old.metadata.labels, c.metadata.labels);
+  if (relabelled || old.metadata.generation !== c.metadata.generation) return [old, c];
+  return [];
+}
+
+/**
+ * Whether a change of `c` may change `b`'s placement: its generation was not yet scheduled and
+ * it uses `clusterAffinities`, or its current affinity is unset or matches the cluster.
+ */
+export function isAffectedBy(b: ResourceBinding, c: Cluster): boolean {
+  const placement = b.spec.placement;
+  if (placement === undefined) return false;
+  const terms = placement.clusterAffinities ?? [];
+  if (terms.length > 0 && b.status?.schedulerObservedGeneration !== b.metadata.generation) return true;
+  const observed = b.status?.schedulerObservingAffinityName;
+  const affinity =
+    terms.length > 0
+      ? (terms.find((t) => t.affinityName === observed) ?? terms[0])
+      : placement.clusterAffinity;
+  return affinity === undefined || matchesAffinity(toClusterView(c), affinity);
+}

@@ -1,0 +1,69 @@
+/**
+ * What a scheduling pass writes (§10.3, §10.9): the placement result with the applied-placement
+ * annotation, then the status (`Scheduled` condition; on success also the observed generation
+ * of the binding as it was read, `lastScheduledTime` and the chosen affinity term). Each part is
+ * left out when it would not change anything.
+ */
+import { annotations, formatTime, setCondition, type ResourceBinding } from '@kf/api';
+import { describeResult, type ScheduleResult } from '../../scheduler/schedule.ts';
+import { isSameJson } from '../../scheduler/trigger.ts';
+
+export interface SchedulingWrites {
+  /** Merge patch of the binding (guarded by its resourceVersion); undefined: nothing to write. */
+  readonly binding: object | undefined;
+  /** Merge patch of the status subresource; undefined: nothing to write. */
+  readonly status: object | undefined;
+}
+
+export function planSchedulingWrites(b: ResourceBinding, r: ScheduleResult, nowMs: number): SchedulingWrites {
+  return { binding: placementPatch(b, r), status: statusPatch(b, r, nowMs) };
+}
+
+function placementPatch(b: ResourceBinding, r: ScheduleResult): object | undefined {
+  if (!r.writeClusters) return undefined;
+  const applied = JSON.stringify(b.spec.placement ?? {});
+  const sameAnnotation = b.metadata.annotations?.[annotations.appliedPlacement] === applied;
+  if (sameAnnotation && isSameJson(b.spec.clusters ?? [], r.clusters)) return undefined;
+  return {
+    metadata: {
+      resourceVersion: b.metadata.resourceVersion,
+      annotations: { [annotations.appliedPlacement]: applied },
+    },
+    spec: { clusters: r.clusters },
+  };
+}
+
+function statusPatch(b: ResourceBinding, r: ScheduleResult, nowMs: number): object | undefined {
+  const status = b.status ?? {};
+  const conditions = setCondition(status.conditions, r.condition, nowMs);
+  const success = r.condition.status === 'True';
+  const next = {
+    conditions,
+    ...(success && b.metadata.generation !== undefined
+      ? { schedulerObservedGeneration: b.metadata.generation }
+      : {}),
+    ...(r.affinityName === undefined ? {} : { schedulerObservingAffinityName: r.affinityName }),
+  };
+  const changed =
+    !isSameJson(status.conditions, conditions) ||
+    (next.schedulerObservedGeneration !== undefined &&
+      next.schedulerObservedGeneration !== status.schedulerObservedGeneration) ||
+    (next.schedulerObservingAffinityName !== undefined &&
+      next.schedulerObservingAffinityName !== status.schedulerObservingAffinityName);
+  // A successful pass always records when it happened (the graceful eviction controller and
+  // explicit reschedules compare against it), even when it placed nothing new.
+  if (!changed && !success) return undefined;
+  return { status: { ...next, ...(success ? { lastScheduledTime: formatTime(nowMs) } : {}) } };
+}
+
+/** The event message of a pass: upstream's text plus, on failure, why each cluster was refused. */
+export function describePass(r: ScheduleResult): { readonly ok: boolean; readonly message: string } {
+  if (r.condition.status === 'True') {
+    return {
+      ok: true,
+      message: `Binding has been scheduled successfully. Result: ${describeResult(r.clusters)}`,
+    };
+  }
+  const details = r.rejected.map((x) => `${x.cluster}: ${x.plugin}: ${x.reason}`).join('; ');
+  return { ok: false, message: details === '' ? r.condition.message : `${r.condition.message} (${details})` };
+}

@@ -1,0 +1,121 @@
+/**
+ * One list+watch cache per template type, started on demand: the detector always watches
+ * Deployments and adds a cache whenever a policy selects another resolvable kind. Handlers
+ * subscribed here see the events of every cache, present and future, so it serves as one
+ * ObjectSource for the controllers.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ResourceClient, WatchCache, apiVersionOf, type ResourceDescriptor } from '@kf/kube';
+import type { Logger, ObjectEventHandler, ObjectSource } from '@kf/runtime';
+import type { KindResolver } from './kinds.ts';
+import { typeKey, type ResourceTemplate } from './template.ts';
+
+interface TypeEntry {
+  readonly resource: ResourceDescriptor;
+  readonly cache: WatchCache<ResourceTemplate>;
+  readonly client: ResourceClient<ResourceTemplate>;
+}
+
+export interface TemplateCachesOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly log: Logger;
+  readonly resolve: KindResolver;
+  /** Types watched from the start, as `[apiVersion, kind]`. */
+  readonly initial?: readonly (readonly [string, string])[];
+}
+
+export class TemplateCaches implements ObjectSource<ResourceTemplate> {
+  private readonly opts: TemplateCachesOptions;
+  private readonly entries = new Map<string, TypeEntry>();
+  private readonly handlers = new Set<ObjectEventHandler<ResourceTemplate>>();
+  private readonly unsubscribes: (() => void)[] = [];
+  /** Set while running: caches added later start at once under it. */
+  private signal: AbortSignal | undefined;
+
+  constructor(opts: TemplateCachesOptions) {
+    this.opts = opts;
+    for (const [apiVersion, kind] of opts.initial ?? []) this.ensure(apiVersion, kind);
+  }
+
+  /** Watches the type from now on; false when it cannot be resolved. */
+  ensure(apiVersion: string, kind: string): boolean {
+    const key = typeKey(apiVersion, kind);
+    if (this.entries.has(key)) return true;
+    const resource = this.opts.resolve(apiVersion, kind);
+    if (resource === undefined) return false;
+    const cache = new WatchCache<ResourceTemplate>({
+      kubeConfig: this.opts.kubeConfig,
+      resource,
+      log: this.opts.log,
+    });
+    this.unsubscribes.push(
+      cache.onEvent((type, obj, old) => {
+        this.emit(type, obj, old);
+      }),
+    );
+    this.entries.set(key, { resource, cache, client: new ResourceClient(this.opts.kubeConfig, resource) });
+    if (this.signal !== undefined) cache.start(this.signal);
+    this.opts.log.info({ apiVersion, kind }, 'watching resource templates');
+    return true;
+  }
+
+  /** Whether the type is watched and its first list is complete. */
+  isWatched(apiVersion: string, kind: string): boolean {
+    return this.entries.get(typeKey(apiVersion, kind))?.cache.isSynced() === true;
+  }
+
+  /** Watched types as `{ apiVersion, kind, namespaced }`. */
+  types(): readonly { readonly apiVersion: string; readonly kind: string; readonly namespaced: boolean }[] {
+    return [...this.entries.values()].map((e) => ({
+      apiVersion: apiVersionOf(e.resource),
+      kind: e.resource.kind ?? '',
+      namespaced: e.resource.namespaced,
+    }));
+  }
+
+  get(apiVersion: string, kind: string, key: string): ResourceTemplate | undefined {
+    return this.entries.get(typeKey(apiVersion, kind))?.cache.get(key);
+  }
+
+  /** A client for the type; undefined when it is not watched. */
+  client(apiVersion: string, kind: string): ResourceClient<ResourceTemplate> | undefined {
+    return this.entries.get(typeKey(apiVersion, kind))?.client;
+  }
+
+  list(): readonly ResourceTemplate[] {
+    return [...this.entries.values()].flatMap((e) => e.cache.list());
+  }
+
+  onEvent(handler: ObjectEventHandler<ResourceTemplate>): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  /** Resolves once every cache started so far has listed. */
+  async synced(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.cache.synced()));
+  }
+
+  /** Runs every cache, present and future, until `signal` aborts (a Manager runnable's `start`). */
+  async run(signal: AbortSignal): Promise<void> {
+    this.signal = signal;
+    for (const e of this.entries.values()) e.cache.start(signal);
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else
+        signal.addEventListener(
+          'abort',
+          () => {
+            resolve();
+          },
+          { once: true },
+        );
+    });
+    await Promise.all([...this.entries.values()].map((e) => e.cache.stop()));
+    for (const u of this.unsubscribes.splice(0)) u();
+  }
+
+  private emit(...args: Parameters<ObjectEventHandler<ResourceTemplate>>): void {
+    for (const h of this.handlers) h(...args);
+  }
+}

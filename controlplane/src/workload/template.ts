@@ -1,0 +1,25 @@
+/**
+ * Resource templates: the user's objects (Deployments, ConfigMaps, …) in the control plane that
+ * policies propagate. Read generically: only metadata, `spec` and `status` as plain JSON.
+ */
+import type { ObjectMeta } from '@kf/api';
+
+export interface ResourceTemplate {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly spec?: Readonly<Record<string, unknown>>;
+  readonly status?: Readonly<Record<string, unknown>>;
+}
+
+/** What a binding or a template cache is keyed by: `<apiVersion>/<kind>`, e.g. `apps/v1/Deployment`. */
+export function typeKey(apiVersion: string, kind: string): string {
+  return `${apiVersion}/${kind}`;
+}
+
+/** A plain-object view of `value`, or undefined when it is not one. */
+export function recordOf(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Readonly<Record<string, unknown>>)
+    : undefined;
+}

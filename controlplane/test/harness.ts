@@ -1,0 +1,227 @@
+/**
+ * A real Karmada control plane (kube-apiserver + etcd with the CRDs) and the control-plane app
+ * running in this process with the least privileges of deploy/controlplane/rbac.yaml. Member
+ * agents are played by the test: it registers Clusters, posts their Ready condition and renews
+ * their heartbeat Leases.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { clusterKind, namespaces, setCondition, type Cluster, type ConditionStatus } from '@kf/api';
+import {
+  CORE_EVENT_RESOURCE,
+  LEASE_RESOURCE,
+  ResourceClient,
+  formatMicroTime,
+  isNotFound,
+  loadKubeConfig,
+  updateWithRetry,
+  type CoreEvent,
+  type Lease,
+} from '@kf/kube';
+import { createLogger, createRegistry } from '@kf/runtime';
+import { startControlPlane, type LocalCluster } from '@kf/testing';
+import { createControlPlane } from '../src/app.ts';
+import { buildControlPlaneCommand, type ControlPlaneConfig } from '../src/cli.ts';
+
+const execFileAsync = promisify(execFile);
+export const DEPLOY_CONTROLPLANE = join(import.meta.dirname, '..', '..', 'deploy', 'controlplane');
+const SERVICE_ACCOUNT_USER = 'system:serviceaccount:karmada-system:karmada-failover-cp';
+
+/** Short periods so that tests stay short; each can be overridden. */
+export const TEST_FLAGS = [
+  '--failover',
+  '--leader-elect=false',
+  '--metrics-bind-address=0',
+  '--health-probe-bind-address=0',
+  '--log-level=silent',
+  '--cluster-monitor-period=1s',
+  '--cluster-monitor-grace-period=4s',
+  '--cluster-startup-grace-period=6s',
+];
+
+export interface Plane {
+  readonly cluster: LocalCluster;
+  /** Admin clients. */
+  readonly clusters: ResourceClient<Cluster>;
+  readonly leases: ResourceClient<Lease>;
+  readonly events: ResourceClient<CoreEvent>;
+  /** The control plane's own (service account) kubeconfig. */
+  readonly controlPlaneKubeconfig: string;
+  apply(file: string): Promise<void>;
+}
+
+export async function startPlane(): Promise<Plane> {
+  const cluster = await startControlPlane();
+  try {
+    return await preparePlane(cluster);
+  } catch (err) {
+    await cluster.destroy(); // nobody else holds it yet
+    throw err;
+  }
+}
+
+async function preparePlane(cluster: LocalCluster): Promise<Plane> {
+  const kc = cluster.kubeConfig();
+  const core = kc.makeApiClient(CoreV1Api);
+  for (const name of [namespaces.system, namespaces.cluster]) {
+    await core.createNamespace({ body: { metadata: { name } } });
+  }
+  const apply = async (file: string): Promise<void> => {
+    await execFileAsync(
+      cluster.kubectlPath,
+      cluster.kubectlArgs('apply', '-f', join(DEPLOY_CONTROLPLANE, file)),
+    );
+  };
+  await apply('rbac.yaml');
+  return {
+    cluster,
+    clusters: new ResourceClient<Cluster>(kc, clusterKind),
+    leases: new ResourceClient<Lease>(kc, LEASE_RESOURCE),
+    events: new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE),
+    controlPlaneKubeconfig: await cluster.userKubeconfig(SERVICE_ACCOUNT_USER, [
+      'system:serviceaccounts',
+      'system:serviceaccounts:karmada-system',
+    ]),
+    apply,
+  };
+}
+
+export interface RunningControlPlane {
+  readonly registry: Registry;
+  stop(): Promise<void>;
+}
+
+/** Parses `flags` like the binary does and runs the app until stop(). */
+export async function runControlPlane(plane: Plane, flags: readonly string[]): Promise<RunningControlPlane> {
+  let config: ControlPlaneConfig | undefined;
+  await buildControlPlaneCommand(async (c) => {
+    config = c;
+    return Promise.resolve();
+  }).parseAsync(['run', ...TEST_FLAGS, ...flags], { from: 'user' });
+  if (config === undefined) throw new Error('flags did not produce a configuration');
+  const registry = createRegistry({ component: 'controlplane', version: 'test' });
+  const stop = new AbortController();
+  const done = createControlPlane(config, {
+    log: createLogger({ component: 'controlplane', level: 'silent' }),
+    registry,
+    kubeConfig: loadKubeConfig({ path: plane.controlPlaneKubeconfig }),
+    extraControllers: [], // these tests are about the cluster-facing controllers alone
+  }).start(stop.signal);
+  done.catch(() => undefined); // surfaced by stop()
+  return {
+    registry,
+    stop: async () => {
+      stop.abort();
+      await done;
+    },
+  };
+}
+
+/**
+ * Plays the agents of Pull clusters: registers them and renews the heartbeat Lease of every
+ * cluster marked alive, every 500 ms (well inside the 4s test grace period).
+ */
+export class FakeAgents {
+  readonly #plane: Plane;
+  readonly #alive = new Set<string>();
+  readonly #timer: NodeJS.Timeout;
+  readonly lastRenewAtMs = new Map<string, number>();
+
+  constructor(plane: Plane) {
+    this.#plane = plane;
+    this.#timer = setInterval(() => {
+      void this.#renewAll();
+    }, 500);
+  }
+
+  /** Registers a Pull cluster with Ready=True and a fresh Lease, and keeps it alive. */
+  async register(name: string): Promise<void> {
+    await this.#plane.clusters.create({ metadata: { name }, spec: { syncMode: 'Pull' } });
+    await this.setCondition(name, 'Ready', 'True', 'ClusterReady');
+    await this.#renew(name);
+    this.#alive.add(name);
+  }
+
+  /**
+   * Stops renewing the cluster's Lease (the agent died). Resolves with the time of the last
+   * renewal, once a renewal that was in flight has surely landed.
+   */
+  async silence(name: string): Promise<number> {
+    this.#alive.delete(name);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    return this.lastRenewAtMs.get(name) ?? 0;
+  }
+
+  revive(name: string): void {
+    this.#alive.add(name);
+  }
+
+  async setCondition(name: string, type: string, status: ConditionStatus, reason: string): Promise<void> {
+    const clusters = this.#plane.clusters;
+    await updateWithRetry({
+      read: () => clusters.get(name),
+      mutate: (c) => ({
+        ...c,
+        status: {
+          ...c.status,
+          conditions: setCondition(c.status?.conditions, { type, status, reason, message: '' }, Date.now()),
+        },
+      }),
+      write: (c) => clusters.replaceStatus(c),
+    });
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  async #renewAll(): Promise<void> {
+    await Promise.allSettled([...this.#alive].map((n) => this.#renew(n)));
+  }
+
+  async #renew(name: string): Promise<void> {
+    const nowMs = Date.now();
+    const spec = { holderIdentity: name, leaseDurationSeconds: 40, renewTime: formatMicroTime(nowMs) };
+    const leases = this.#plane.leases;
+    const key = `${namespaces.cluster}/${name}`;
+    try {
+      const lease = await leases.get(key);
+      await leases.replace({ ...lease, spec: { ...lease.spec, ...spec } });
+    } catch (err: unknown) {
+      if (!isNotFound(err)) throw err;
+      await leases.create({ metadata: { name, namespace: namespaces.cluster }, spec });
+    }
+    this.lastRenewAtMs.set(name, nowMs);
+  }
+}
+
+/** Events about one object (any namespace the recorder used). */
+export async function eventsAbout(plane: Plane, name: string, reason: string): Promise<CoreEvent[]> {
+  const { items } = await plane.events.list();
+  return items.filter((e) => e.involvedObject.name === name && e.reason === reason);
+}
+
+/** The value of a gauge or counter sample in the registry (undefined when absent). */
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): Promise<number | undefined> {
+  const metric = registry.getSingleMetric(name);
+  if (metric === undefined) return undefined;
+  const { values } = await metric.get();
+  const sample = values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x));
+  return sample?.value;
+}
+
+/** Checks `condition` every 200 ms for `ms` and fails the first time it does not hold. */
+export async function holdsFor(ms: number, what: string, condition: () => Promise<boolean>): Promise<void> {
+  const endAtMs = Date.now() + ms;
+  while (Date.now() < endAtMs) {
+    if (!(await condition())) throw new Error(`${what} stopped holding`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

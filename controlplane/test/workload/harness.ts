@@ -1,0 +1,172 @@
+/**
+ * A control plane (kube-apiserver + etcd + GC, CRDs installed) with the workload controllers
+ * running in-process, and builders for the objects the tests create.
+ */
+import { createLogger, runController } from '@kf/runtime';
+import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
+import {
+  clusterKind,
+  clusterPropagationPolicyKind,
+  clusterResourceBindingKind,
+  executionNamespaceFor,
+  propagationPolicyKind,
+  resourceBindingKind,
+  workKind,
+  type Cluster,
+  type PropagationPolicy,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
+import { startControlPlane, type LocalCluster } from '@kf/testing';
+import { createWorkloadDeps, workloadControllers } from '../../src/workload/index.ts';
+import type { ResourceTemplate } from '../../src/workload/template.ts';
+
+export const DEPLOYMENTS: ResourceDescriptor = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+  namespaced: true,
+  kind: 'Deployment',
+};
+const CLUSTER_ROLES: ResourceDescriptor = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  plural: 'clusterroles',
+  namespaced: false,
+  kind: 'ClusterRole',
+};
+const NAMESPACES: ResourceDescriptor = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  namespaced: false,
+  kind: 'Namespace',
+};
+
+export interface Harness {
+  readonly cp: LocalCluster;
+  readonly clusterPolicies: ResourceClient<PropagationPolicy>;
+  readonly clusterBindings: ResourceClient<ResourceBinding>;
+  readonly clusterRoles: ResourceClient<ResourceTemplate>;
+  readonly clusters: ResourceClient<Cluster>;
+  readonly policies: ResourceClient<PropagationPolicy>;
+  readonly bindings: ResourceClient<ResourceBinding>;
+  readonly works: ResourceClient<Work>;
+  readonly deployments: ResourceClient<ResourceTemplate>;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(memberNames: readonly string[]): Promise<Harness> {
+  const cp = await startControlPlane();
+  const kc = cp.kubeConfig();
+  const namespaces = new ResourceClient(kc, NAMESPACES);
+  for (const m of memberNames) await namespaces.create({ metadata: { name: executionNamespaceFor(m) } });
+  const log = createLogger({
+    component: 'workload-test',
+    level: process.env['KF_TEST_LOG'] === '1' ? 'debug' : 'silent',
+  });
+  const workload = createWorkloadDeps(kc, log);
+  const abort = new AbortController();
+  const running = [
+    ...workload.runnables.map((r) => r.start(abort.signal)),
+    ...workloadControllers(workload.deps).map((c) => runController(c, { log }, abort.signal)),
+  ];
+  return {
+    cp,
+    clusters: new ResourceClient<Cluster>(kc, clusterKind),
+    policies: new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind),
+    clusterPolicies: new ResourceClient<PropagationPolicy>(kc, clusterPropagationPolicyKind),
+    clusterBindings: new ResourceClient<ResourceBinding>(kc, clusterResourceBindingKind),
+    clusterRoles: new ResourceClient<ResourceTemplate>(kc, CLUSTER_ROLES),
+    bindings: new ResourceClient<ResourceBinding>(kc, resourceBindingKind),
+    works: new ResourceClient<Work>(kc, workKind),
+    deployments: new ResourceClient<ResourceTemplate>(kc, DEPLOYMENTS),
+    stop: async () => {
+      abort.abort();
+      await Promise.allSettled(running);
+      await workload.deps.events.flush();
+      await cp.destroy();
+    },
+  };
+}
+
+/** A Ready member as its agent would report it: serving Deployments, with room for 100 pods. */
+export async function createReadyCluster(h: Harness, name: string): Promise<void> {
+  await h.clusters.create({ metadata: { name }, spec: { syncMode: 'Pull' } });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await h.clusters.patchStatus(name, {
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'ClusterReady',
+          message: 'cluster is healthy and ready to accept workloads',
+          lastTransitionTime: now,
+        },
+      ],
+      apiEnablements: [
+        { groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] },
+        {
+          groupVersion: 'rbac.authorization.k8s.io/v1',
+          resources: [{ name: 'clusterroles', kind: 'ClusterRole' }],
+        },
+      ],
+      resourceSummary: {
+        allocatable: { cpu: '64', memory: '256Gi', pods: '100' },
+        allocated: { cpu: '0', memory: '0', pods: '0' },
+      },
+    },
+  });
+}
+
+export function deployment(name: string, replicas: number, namespace = 'default'): ResourceTemplate {
+  const labels = { app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            { name, image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Works of a binding, as `{ cluster: replicas }` of their Deployment manifest. */
+export async function workReplicas(h: Harness, bindingName: string): Promise<Record<string, number>> {
+  const { items } = await h.works.list();
+  const out: Record<string, number> = {};
+  for (const w of items) {
+    if (w.metadata.annotations?.['resourcebinding.karmada.io/name'] !== bindingName) continue;
+    const manifest = w.spec.workload?.manifests?.[0] as { spec?: { replicas?: number } } | undefined;
+    out[(w.metadata.namespace ?? '').replace('karmada-es-', '')] = manifest?.spec?.replicas ?? -1;
+  }
+  return out;
+}
+
+/**
+ * Does what the agent does for a deleted Work once the member objects are gone: releases its
+ * finalizer. Returns how many Works remain for the binding.
+ */
+export async function releaseDeletedWorks(h: Harness, bindingName: string): Promise<number> {
+  const { items } = await h.works.list();
+  const mine = items.filter(
+    (w) => w.metadata.annotations?.['resourcebinding.karmada.io/name'] === bindingName,
+  );
+  for (const w of mine) {
+    if (w.metadata.deletionTimestamp === undefined) continue;
+    await h.works
+      .mergePatch(`${w.metadata.namespace}/${w.metadata.name}`, { metadata: { finalizers: null } })
+      .catch(() => undefined);
+  }
+  return mine.length;
+}
