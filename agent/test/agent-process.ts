@@ -1,4 +1,7 @@
-/** Runs the agent as a real process (`node agent/src/main.ts …`) for integration tests. */
+/**
+ * Runs the agent as a real process for integration tests and the benchmark: `node agent/src/main.ts …`
+ * by default, or another entry (the production bundle) with Node flags.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -31,6 +34,10 @@ export interface AgentOptions {
   readonly flags?: readonly string[];
   /** A name for the log file (default: the cluster). */
   readonly name?: string;
+  /** The script to run (default: agent/src/main.ts). */
+  readonly entry?: string;
+  /** Options for node itself, before the script. */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** Short periods so that tests stay short; every one can be overridden through `flags`. */
@@ -55,7 +62,8 @@ export async function startAgent(o: AgentOptions): Promise<AgentProcess> {
     }),
   );
   const args = [
-    MAIN,
+    ...(o.nodeFlags ?? []),
+    o.entry ?? MAIN,
     'run',
     `--cluster-name=${o.cluster}`,
     `--karmada-kubeconfig=${o.karmadaKubeconfig}`,

@@ -1,17 +1,15 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { request } from 'undici';
+import { KubeError, isNotFound, kubeErrorFromResponse, toKubeError } from './errors.ts';
+import { DEFAULT_API_TIMEOUT_MS } from './kubeconfig.ts';
 import {
-  CustomObjectsApi,
-  Observable,
-  PatchStrategy,
-  setHeaderOptions,
-  type ConfigurationOptions,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
-import { KubeError, isNotFound, toKubeError } from './errors.ts';
-import { DEFAULT_API_TIMEOUT_MS, apiTimeout, makeApiClient } from './kubeconfig.ts';
-import { apiVersionOf, splitKey, type KubeObject, type ResourceDescriptor } from './resource.ts';
+  apiVersionOf,
+  collectionPath,
+  splitKey,
+  type KubeObject,
+  type ResourceDescriptor,
+} from './resource.ts';
+import { KubeTransport } from './transport.ts';
 
 /** Per-call overrides; the client's default deadline applies otherwise. */
 export interface CallOptions {
@@ -62,66 +60,47 @@ export interface ResourceClientOptions {
   readonly timeoutMs?: number;
 }
 
-/**
- * CustomObjectsApi builds `/apis/<group>/<version>/...` for every resource; for the core group
- * (group '') that is `/apis//v1/...`, which this middleware turns into `/api/v1/...`.
- */
-const corePathMiddleware: ObservableMiddleware = {
-  pre: (c: RequestContext) => {
-    c.setUrl(c.getUrl().replace('/apis//', '/api/'));
-    return new Observable(Promise.resolve(c));
-  },
-  post: (r: ResponseContext) => new Observable(Promise.resolve(r)),
-};
+const USER_AGENT = 'karmada-failover';
+const MERGE_PATCH = 'application/merge-patch+json';
+/** Server-side apply takes YAML, of which JSON is a subset. */
+const APPLY_PATCH = 'application/apply-patch+yaml';
 
-function listQuery(opts: ListPageOptions): {
-  limit: number;
-  labelSelector?: string;
-  fieldSelector?: string;
-  _continue?: string;
-} {
-  return {
-    limit: opts.pageSize ?? 500,
-    ...(opts.labelSelector === undefined ? {} : { labelSelector: opts.labelSelector }),
-    ...(opts.fieldSelector === undefined ? {} : { fieldSelector: opts.fieldSelector }),
-    ...(opts.continue === undefined ? {} : { _continue: opts.continue }),
-  };
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One API request: what to send where; `body` is sent as JSON (or as `contentType`). */
+interface Call {
+  readonly method: Method;
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
 }
 
-interface Located {
-  readonly group: string;
-  readonly version: string;
-  readonly plural: string;
+/** Where one object lives. */
+interface ObjectAt {
   readonly name: string;
+  readonly namespace?: string;
 }
 
 /**
- * Typed CRUD for one resource (custom or built-in, namespaced or cluster-scoped) over
- * CustomObjectsApi, returning plain JSON objects (timestamps stay strings). Every failure is a
- * KubeError. Keys are `name` or `namespace/name`.
+ * Typed CRUD for one resource (custom or built-in, namespaced or cluster-scoped) over plain
+ * undici requests (one connection pool per client), returning plain JSON objects (timestamps
+ * stay strings). Every failure is a KubeError. Keys are `name` or `namespace/name`.
  */
 export class ResourceClient<T extends KubeObject> {
   readonly resource: ResourceDescriptor;
-  private readonly api: CustomObjectsApi;
+  private readonly transport: KubeTransport;
   private readonly timeoutMs: number;
 
   constructor(kc: KubeConfig, resource: ResourceDescriptor, opts: ResourceClientOptions = {}) {
     this.resource = resource;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
-    this.api = makeApiClient(kc, CustomObjectsApi, {
-      timeoutMs: this.timeoutMs,
-      middleware: resource.group === '' ? [corePathMiddleware] : [],
-    });
+    this.transport = new KubeTransport(kc);
   }
 
   /** The object, or a KubeError with code NotFound. */
   async get(key: string, opts: CallOptions = {}): Promise<T> {
-    const at = this.locate(key);
-    return this.call(opts, undefined, (o) =>
-      at.namespace === undefined
-        ? this.api.getClusterCustomObject(at, o)
-        : this.api.getNamespacedCustomObject({ ...at, namespace: at.namespace }, o),
-    );
+    return this.send<T>({ method: 'GET', path: this.objectPath(this.locate(key)) }, opts);
   }
 
   /** The object, or undefined when it does not exist. */
@@ -148,16 +127,22 @@ export class ResourceClient<T extends KubeObject> {
 
   /** One page of a list. */
   async listPage(opts: ListPageOptions = {}): Promise<ListPage<T>> {
-    const r = this.resource;
-    const q = { group: r.group, version: r.version, plural: r.plural, ...listQuery(opts) };
-    const ns = r.namespaced ? opts.namespace : undefined;
-    const body = await this.call<{
+    const ns = this.resource.namespaced ? opts.namespace : undefined;
+    const body = await this.send<{
       items?: T[];
       metadata?: { resourceVersion?: string; continue?: string };
-    }>(opts, undefined, (o) =>
-      ns === undefined || ns === ''
-        ? this.api.listClusterCustomObject(q, o)
-        : this.api.listNamespacedCustomObject({ ...q, namespace: ns }, o),
+    }>(
+      {
+        method: 'GET',
+        path: collectionPath(this.resource, ns),
+        query: {
+          limit: String(opts.pageSize ?? 500),
+          labelSelector: opts.labelSelector,
+          fieldSelector: opts.fieldSelector,
+          continue: opts.continue,
+        },
+      },
+      opts,
     );
     const cont = body.metadata?.continue;
     return {
@@ -169,122 +154,103 @@ export class ResourceClient<T extends KubeObject> {
 
   async create(obj: T, opts: CallOptions & { readonly fieldManager?: string } = {}): Promise<T> {
     const body = this.withTypeMeta(obj);
-    const r = this.resource;
-    const ns = this.namespaceOf(body);
-    const q = {
-      group: r.group,
-      version: r.version,
-      plural: r.plural,
-      body,
-      ...(opts.fieldManager === undefined ? {} : { fieldManager: opts.fieldManager }),
-    };
-    return this.call(opts, undefined, (o) =>
-      ns === undefined
-        ? this.api.createClusterCustomObject(q, o)
-        : this.api.createNamespacedCustomObject({ ...q, namespace: ns }, o),
-    );
+    const path = collectionPath(this.resource, this.namespaceOf(body));
+    return this.send<T>({ method: 'POST', path, query: { fieldManager: opts.fieldManager }, body }, opts);
   }
 
   /** PUT: with `metadata.resourceVersion` set, a concurrent change makes this a Conflict. */
   async replace(obj: T, opts: CallOptions = {}): Promise<T> {
     const body = this.withTypeMeta(obj);
-    const at = this.locateObject(body);
-    return this.call(opts, undefined, (o) =>
-      at.namespace === undefined
-        ? this.api.replaceClusterCustomObject({ ...at, body }, o)
-        : this.api.replaceNamespacedCustomObject({ ...at, namespace: at.namespace, body }, o),
-    );
+    return this.send<T>({ method: 'PUT', path: this.objectPath(this.locateObject(body)), body }, opts);
   }
 
   /** JSON merge patch (RFC 7386): `null` removes a field; lists are replaced whole. */
   async mergePatch(key: string, patch: object, opts: CallOptions = {}): Promise<T> {
-    const at = this.locate(key);
-    return this.call(opts, PatchStrategy.MergePatch, (o) =>
-      at.namespace === undefined
-        ? this.api.patchClusterCustomObject({ ...at, body: patch }, o)
-        : this.api.patchNamespacedCustomObject({ ...at, namespace: at.namespace, body: patch }, o),
-    );
+    const path = this.objectPath(this.locate(key));
+    return this.send<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_PATCH }, opts);
   }
 
   /** Server-side apply of the fields in `obj` as `fieldManager`; creates the object if missing. */
   async apply(obj: T, opts: ApplyOptions): Promise<T> {
     const body = this.withTypeMeta(obj);
-    const at = this.locateObject(body);
-    const q = { ...at, body, fieldManager: opts.fieldManager, force: opts.force ?? true };
-    return this.call(opts, PatchStrategy.ServerSideApply, (o) =>
-      at.namespace === undefined
-        ? this.api.patchClusterCustomObject(q, o)
-        : this.api.patchNamespacedCustomObject({ ...q, namespace: at.namespace }, o),
-    );
+    const query = { fieldManager: opts.fieldManager, force: String(opts.force ?? true) };
+    const path = this.objectPath(this.locateObject(body));
+    return this.send<T>({ method: 'PATCH', path, query, body, contentType: APPLY_PATCH }, opts);
   }
 
   /** Deletes the object; NotFound is reported as a KubeError like any other failure. */
   async delete(key: string, opts: DeleteOptions = {}): Promise<void> {
-    const at = this.locate(key);
-    const q = {
-      ...at,
-      ...(opts.propagationPolicy === undefined ? {} : { propagationPolicy: opts.propagationPolicy }),
-      ...(opts.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: opts.gracePeriodSeconds }),
-      ...(opts.preconditions === undefined ? {} : { body: { preconditions: { ...opts.preconditions } } }),
+    const query = {
+      propagationPolicy: opts.propagationPolicy,
+      gracePeriodSeconds: opts.gracePeriodSeconds === undefined ? undefined : String(opts.gracePeriodSeconds),
     };
-    await this.call<unknown>(opts, undefined, (o) =>
-      at.namespace === undefined
-        ? this.api.deleteClusterCustomObject(q, o)
-        : this.api.deleteNamespacedCustomObject({ ...q, namespace: at.namespace }, o),
+    const body = opts.preconditions === undefined ? undefined : { preconditions: { ...opts.preconditions } };
+    await this.send<unknown>(
+      { method: 'DELETE', path: this.objectPath(this.locate(key)), query, body },
+      opts,
     );
   }
 
   /** PUT of the status subresource (only `status` is taken; resourceVersion guards it). */
   async replaceStatus(obj: T, opts: CallOptions = {}): Promise<T> {
     const body = this.withTypeMeta(obj);
-    const at = this.locateObject(body);
-    return this.call(opts, undefined, (o) =>
-      at.namespace === undefined
-        ? this.api.replaceClusterCustomObjectStatus({ ...at, body }, o)
-        : this.api.replaceNamespacedCustomObjectStatus({ ...at, namespace: at.namespace, body }, o),
-    );
+    const path = `${this.objectPath(this.locateObject(body))}/status`;
+    return this.send<T>({ method: 'PUT', path, body }, opts);
   }
 
   /** Merge patch of the status subresource: `patchStatus(key, { status: { conditions } })`. */
   async patchStatus(key: string, patch: object, opts: CallOptions = {}): Promise<T> {
-    const at = this.locate(key);
-    return this.call(opts, PatchStrategy.MergePatch, (o) =>
-      at.namespace === undefined
-        ? this.api.patchClusterCustomObjectStatus({ ...at, body: patch }, o)
-        : this.api.patchNamespacedCustomObjectStatus({ ...at, namespace: at.namespace, body: patch }, o),
-    );
+    const path = `${this.objectPath(this.locate(key))}/status`;
+    return this.send<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_PATCH }, opts);
   }
 
-  /** Runs one generated-client call with this client's options; its JSON body is taken as R. */
-  private async call<R = T>(
-    opts: CallOptions,
-    contentType: string | undefined,
-    fn: (o: ConfigurationOptions | undefined) => Promise<unknown>,
-  ): Promise<R> {
-    let o: ConfigurationOptions | undefined =
-      opts.signal !== undefined || opts.timeoutMs !== undefined
-        ? apiTimeout(opts.timeoutMs ?? this.timeoutMs, opts.signal)
-        : undefined;
-    if (contentType !== undefined) o = setHeaderOptions('Content-Type', contentType, o);
+  /**
+   * Sends one request and returns its JSON body, taken as R. The client's deadline always
+   * applies; a per-call deadline or signal adds to it (the earliest ends the call, body included).
+   */
+  private async send<R>(call: Call, opts: CallOptions): Promise<R> {
+    const signals = [AbortSignal.timeout(wholeMs(this.timeoutMs))];
+    if (opts.timeoutMs !== undefined) signals.push(AbortSignal.timeout(wholeMs(opts.timeoutMs)));
+    if (opts.signal !== undefined) signals.push(opts.signal);
     try {
-      return (await fn(o)) as R;
+      const conn = await this.transport.connect();
+      const res = await request(`${conn.baseUrl}${call.path}${queryString(call.query)}`, {
+        method: call.method,
+        dispatcher: conn.dispatcher,
+        headers: {
+          ...conn.headers,
+          accept: 'application/json',
+          'user-agent': USER_AGENT,
+          ...(call.body === undefined ? {} : { 'content-type': call.contentType ?? 'application/json' }),
+        },
+        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+        signal: AbortSignal.any(signals),
+      });
+      const text = await res.body.text();
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        throw kubeErrorFromResponse(res.statusCode, text, res.headers);
+      }
+      return (text === '' ? undefined : JSON.parse(text)) as R;
     } catch (err) {
       throw toKubeError(err);
     }
   }
 
-  private locate(key: string): Located & { readonly namespace?: string } {
+  private objectPath(at: ObjectAt): string {
+    return `${collectionPath(this.resource, at.namespace)}/${encodeURIComponent(at.name)}`;
+  }
+
+  private locate(key: string): ObjectAt {
     const { namespace, name } = splitKey(key);
     const r = this.resource;
-    const base = { group: r.group, version: r.version, plural: r.plural, name };
-    if (!r.namespaced) return base;
+    if (!r.namespaced) return { name };
     if (namespace === undefined || namespace === '') {
       throw new KubeError('Invalid', `${r.plural} are namespaced: key ${key} needs namespace/name`);
     }
-    return { ...base, namespace };
+    return { name, namespace };
   }
 
-  private locateObject(obj: KubeObject): Located & { readonly namespace?: string } {
+  private locateObject(obj: KubeObject): ObjectAt {
     const name = obj.metadata?.name;
     if (name === undefined || name === '') throw new KubeError('Invalid', 'metadata.name is required');
     const ns = this.namespaceOf(obj);
@@ -311,4 +277,17 @@ export class ResourceClient<T extends KubeObject> {
       ...(kind === undefined ? {} : { kind }),
     };
   }
+}
+
+/** AbortSignal.timeout takes whole milliseconds only. */
+function wholeMs(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
+}
+
+/** `?a=1&b=2` of the defined parameters, or '' when there are none. */
+function queryString(query: Call['query']): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) q.set(k, v);
+  const text = q.toString();
+  return text === '' ? '' : `?${text}`;
 }

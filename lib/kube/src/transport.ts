@@ -1,5 +1,5 @@
 import type { RequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
 
 /** What one request to the API server needs: where, through which connection pool, which headers. */
@@ -20,12 +20,14 @@ export interface TransportOptions {
  * Plain undici access to one cluster, with the credentials of its KubeConfig. `connect()`
  * re-applies the KubeConfig each time (tokens from files or exec plugins rotate) and keeps one
  * Agent for as long as the TLS material (CA, client certificate, key, verification) is unchanged.
- * {@link makeApiClient} hands the same pool to client-node's generated clients.
+ * A cluster with a `proxy-url` (HTTP CONNECT or SOCKS) is reached through the dispatcher
+ * client-node builds for it. {@link makeApiClient} hands the same pool to client-node's
+ * generated clients.
  */
 export class KubeTransport {
   private readonly kc: KubeConfig;
   private readonly connectTimeoutMs: number;
-  private agent: Agent | undefined;
+  private agent: Dispatcher | undefined;
   private tlsFingerprint = '';
   private closed = false;
 
@@ -38,32 +40,39 @@ export class KubeTransport {
     if (this.closed) throw new Error('transport closed');
     const o: RequestOptions = {};
     await this.kc.applyToHTTPSOptions(o);
-    const tls = {
-      ...(o.ca === undefined ? {} : { ca: o.ca }),
-      ...(o.cert === undefined ? {} : { cert: o.cert }),
-      ...(o.key === undefined ? {} : { key: o.key }),
-      ...(o.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: o.rejectUnauthorized }),
-      ...(o.servername === undefined ? {} : { servername: o.servername }),
-    };
-    const fingerprint = JSON.stringify([
-      bufferText(tls.ca),
-      bufferText(tls.cert),
-      bufferText(tls.key),
-      tls.rejectUnauthorized,
-      tls.servername,
-    ]);
-    if (this.agent === undefined || fingerprint !== this.tlsFingerprint) {
-      const old = this.agent;
-      this.agent = new Agent({
-        // TCP keep-alive after 30 s of silence, as client-go and client-node do.
-        connect: { ...tls, timeout: this.connectTimeoutMs, keepAlive: true, keepAliveInitialDelay: 30_000 },
-      });
-      this.tlsFingerprint = fingerprint;
-      if (old !== undefined) void old.close().catch(() => undefined);
+    const cluster = this.kc.getCurrentCluster();
+    if (cluster === null) throw new Error('the current context names no cluster');
+    const dispatcher = await this.pool(cluster, tlsOf(o));
+    return { baseUrl: cluster.server.replace(/\/+$/, ''), dispatcher, headers: headersOf(o) };
+  }
+
+  /** The pool for this TLS material: the current one, or a new one replacing it. */
+  private async pool(cluster: { server: string; proxyUrl?: string }, tls: Tls): Promise<Dispatcher> {
+    const fingerprint = fingerprintOf(tls);
+    if (this.agent !== undefined && fingerprint === this.tlsFingerprint) return this.agent;
+    const next =
+      cluster.proxyUrl === undefined || cluster.proxyUrl === ''
+        ? new Agent({
+            // TCP keep-alive after 30 s of silence, as client-go and client-node do.
+            connect: {
+              ...tls,
+              timeout: this.connectTimeoutMs,
+              keepAlive: true,
+              keepAliveInitialDelay: 30_000,
+            },
+          })
+        : await proxyDispatcher(this.kc, cluster.server);
+    // Building a proxy dispatcher awaits: a concurrent connect() or close() may have come first.
+    if (this.closed || (this.agent !== undefined && fingerprint === this.tlsFingerprint)) {
+      void next.close().catch(() => undefined);
+      if (this.closed || this.agent === undefined) throw new Error('transport closed');
+      return this.agent;
     }
-    const server = this.kc.getCurrentCluster()?.server;
-    if (server === undefined) throw new Error('the current context names no cluster');
-    return { baseUrl: server.replace(/\/+$/, ''), dispatcher: this.agent, headers: headersOf(o) };
+    const old = this.agent;
+    this.agent = next;
+    this.tlsFingerprint = fingerprint;
+    if (old !== undefined) void old.close().catch(() => undefined);
+    return next;
   }
 
   /** Closes the pool; requests still running are destroyed. */
@@ -73,6 +82,44 @@ export class KubeTransport {
     this.agent = undefined;
     if (agent !== undefined) await agent.destroy();
   }
+}
+
+/** The TLS material of a connection to the API server. */
+interface Tls {
+  readonly ca?: RequestOptions['ca'];
+  readonly cert?: RequestOptions['cert'];
+  readonly key?: RequestOptions['key'];
+  readonly rejectUnauthorized?: boolean;
+  readonly servername?: string;
+}
+
+function tlsOf(o: RequestOptions): Tls {
+  return {
+    ...(o.ca === undefined ? {} : { ca: o.ca }),
+    ...(o.cert === undefined ? {} : { cert: o.cert }),
+    ...(o.key === undefined ? {} : { key: o.key }),
+    ...(o.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: o.rejectUnauthorized }),
+    ...(o.servername === undefined ? {} : { servername: o.servername }),
+  };
+}
+
+function fingerprintOf(tls: Tls): string {
+  return JSON.stringify([
+    bufferText(tls.ca),
+    bufferText(tls.cert),
+    bufferText(tls.key),
+    tls.rejectUnauthorized,
+    tls.servername,
+  ]);
+}
+
+/** The dispatcher client-node's generated clients use for a cluster behind a proxy. */
+async function proxyDispatcher(kc: KubeConfig, server: string): Promise<Dispatcher> {
+  const ctx = new RequestContext(server, HttpMethod.GET);
+  await kc.applySecurityAuthentication(ctx);
+  const dispatcher = ctx.getDispatcher();
+  if (dispatcher === undefined) throw new Error(`no dispatcher for the proxy of ${server}`);
+  return dispatcher;
 }
 
 function bufferText(v: unknown): string | undefined {

@@ -47,6 +47,15 @@ export interface WatchCacheOptions<T> {
   /** Items per LIST page (default 500). */
   readonly pageSize?: number;
   /**
+   * What is cached of each object the server sends (listed or watched), instead of the whole
+   * object: a projection to the few fields the consumers read, so that a cache of thousands of
+   * objects keeps kilobytes per object out of the heap. It runs on each LIST page as it arrives,
+   * so the full objects of a page are garbage before the next page is read. The result must keep
+   * `metadata.name`, `metadata.namespace` and `metadata.resourceVersion` (keys and change
+   * detection use them). Seed items are cached as they are given.
+   */
+  readonly transform?: (obj: KubeObject) => T;
+  /**
    * Each watch asks the server to end it after a random number of seconds in this range
    * (default 300–600, as client-go does) so that reconnects of many clients spread out.
    */
@@ -299,11 +308,13 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     const body = await this.getJson<{
       apiVersion?: string;
       kind?: string;
-      items?: T[];
+      items?: KubeObject[];
       metadata?: { resourceVersion?: string; continue?: string };
     }>(q, signal);
     const kind = this.opts.resource.kind ?? body.kind?.replace(/List$/, '');
-    const items = (body.items ?? []).map((o) => deepFreeze(withTypeMeta(o, body.apiVersion, kind)));
+    const items = (body.items ?? []).map((o) =>
+      deepFreeze(this.cached(withTypeMeta(o, body.apiVersion, kind))),
+    );
     const next = body.metadata?.continue;
     return {
       items,
@@ -386,7 +397,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   }
 
   private handleLine(line: string): void {
-    const ev = parseWatchEvent<T>(line);
+    const ev = parseWatchEvent(line);
     switch (ev.type) {
       case 'BOOKMARK':
         if (ev.resourceVersion !== '') this.rv = ev.resourceVersion;
@@ -396,9 +407,9 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED': {
-        const obj = deepFreeze(ev.object);
+        const obj = deepFreeze(this.cached(ev.object));
         const delta = planWatchEvent(this.store, ev.type, obj);
-        const rv = obj.metadata?.resourceVersion;
+        const rv = ev.object.metadata?.resourceVersion;
         if (rv !== undefined && rv !== '') this.rv = rv;
         if (delta === undefined) return;
         applyDeltas(this.store, [delta]);
@@ -406,6 +417,11 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
         return;
       }
     }
+  }
+
+  /** What the cache keeps of an object from the server. */
+  private cached(obj: KubeObject): T {
+    return this.opts.transform === undefined ? (obj as T) : this.opts.transform(obj);
   }
 
   private emitAll(deltas: readonly CacheDelta<T>[]): void {

@@ -277,6 +277,35 @@ describe('WatchCache protocol', () => {
     offSecond();
   });
 
+  it('caches and hands out what transform keeps of listed and watched objects', async () => {
+    const big = (name: string, rv: string, size: number): object => ({
+      ...obj(name, rv),
+      spec: { size, payload: 'x'.repeat(1_000) },
+    });
+    const { cache, seen } = await setup(
+      [list('10', big('a', '1', 1) as Obj, big('b', '1', 2) as Obj)],
+      [
+        eventsThenHold(
+          { type: 'MODIFIED', object: big('a', '11', 3) },
+          { type: 'DELETED', object: big('b', '12', 2) },
+        ),
+      ],
+      {
+        transform: (o) => {
+          const m = o.metadata ?? {};
+          const size = (o as { spec?: { size?: number } }).spec?.size ?? 0;
+          return { metadata: { name: m.name ?? '', resourceVersion: `${m.resourceVersion ?? ''}/${size}` } };
+        },
+      },
+    );
+    await expect.poll(() => state(cache)).toEqual(['a@11/3']);
+    expect(seen).toEqual(['ADDED a@1/1', 'ADDED b@1/2', 'MODIFIED a@11/3', 'DELETED b@12/2']);
+    expect(cache.get('a')).toEqual({ metadata: { name: 'a', resourceVersion: '11/3' } });
+    expect(Object.isFrozen(cache.get('a'))).toBe(true);
+    // The watch resumes from the server's resourceVersion, whatever the transform kept.
+    expect(cache.stats().resourceVersion).toBe('12');
+  });
+
   it('hands out frozen objects with apiVersion and kind', async () => {
     const { cache } = await setup([list('10', obj('a', '1'))], [eventsThenHold()]);
     await cache.synced();

@@ -122,11 +122,19 @@ function addList(totals: Totals, list: ResourceList): void {
   }
 }
 
+/**
+ * Resource names in byte order, as Go's JSON encoder writes map keys (and without
+ * `localeCompare`, whose first call maps several MB of ICU collation data into the process).
+ */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Positive totals only, in upstream's formats; undefined when nothing is left. */
 function toResourceList(totals: Totals): ResourceList | undefined {
   const entries = [...totals]
     .filter(([, milli]) => milli > 0n)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => byCodeUnits(a, b))
     .map(([name, milli]) => [name, formatQuantity(milli, requestFormat(name))] as const);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
@@ -145,7 +153,7 @@ function sumAllocatable(nodes: readonly NodeView[]): ResourceList | undefined {
   if (sums.size === 0) return undefined;
   return Object.fromEntries(
     [...sums]
-      .sort(([a], [b]) => a.localeCompare(b))
+      .sort(([a], [b]) => byCodeUnits(a, b))
       .map(([name, s]) => [name, formatQuantity(s.milli, s.format)] as const),
   );
 }
