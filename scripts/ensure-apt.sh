@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests use as real servers (only those missing).
+# Installs the Debian packages the tests use (only those missing): dnsmasq as a real DNS server,
+# prometheus for promtool (alert rule checks and unit tests).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-APT_PACKAGES=(dnsmasq-base)
+APT_PACKAGES=(dnsmasq-base prometheus)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
