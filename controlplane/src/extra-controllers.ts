@@ -3,13 +3,29 @@
  * entry gets the shared wiring and returns its controllers (leader-bound; their names take part
  * in `--controllers` like the built-in ones) and the runnables they need on every replica.
  */
+import { applicationFailoverController } from './controllers/application-failover/controller.ts';
 import { createWorkloadDeps, workloadControllers } from './workload/index.ts';
 import type { ControllerSet } from './wiring.ts';
 
-/** The workload pipeline: resource-detector, scheduler, binding, binding-status. */
+/**
+ * The workload pipeline (resource-detector, scheduler, binding, binding-status) and
+ * application-failover, which shares its binding caches.
+ */
 const workload: ControllerSet = (w) => {
-  const { deps, runnables } = createWorkloadDeps(w.kubeConfig, w.log, { clock: w.clock });
-  return { controllers: workloadControllers(deps), runnables };
+  const gates = w.config.featureGates;
+  const { deps, runnables } = createWorkloadDeps(w.kubeConfig, w.log, {
+    clock: w.clock,
+    statefulFailoverInjection: gates.StatefulFailoverInjection,
+  });
+  const applicationFailover = applicationFailoverController({
+    bindings: deps.bindings,
+    events: deps.events,
+    gates: {
+      gracefulEviction: gates.GracefulEviction,
+      statefulFailoverInjection: gates.StatefulFailoverInjection,
+    },
+  });
+  return { controllers: [...workloadControllers(deps), applicationFailover], runnables };
 };
 
 export const EXTRA_CONTROLLER_SETS: readonly ControllerSet[] = [workload];

@@ -197,8 +197,11 @@ function evictionRecords(history: readonly EvictionHistoryEntry[] | undefined): 
   return records;
 }
 
-/** Zero (or less) blocks for good, as the proposal defines zero; absent means the default. */
-function blockPredecessorMs(application: ApplicationFailoverBehavior | undefined): number {
+/**
+ * How long an eviction keeps the binding off its cluster, from `blockPredecessorSeconds`: zero
+ * (or less) blocks for good (Infinity), as the proposal defines zero; absent means the default.
+ */
+export function blockPredecessorMs(application: ApplicationFailoverBehavior | undefined): number {
   const seconds = application?.blockPredecessorSeconds ?? DEFAULT_BLOCK_PREDECESSOR_SECONDS;
   return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
 }

@@ -56,6 +56,8 @@ export interface WorkloadDeps {
   /** `--scheduler-name`. */
   readonly schedulerName: string;
   readonly schedulerOptions?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
+  /** Gate StatefulFailoverInjection: preserved state is captured and injected (§9). */
+  readonly statefulFailoverInjection?: boolean;
 }
 
 export interface WorkloadDepsOptions {
@@ -75,6 +77,8 @@ export interface WorkloadDepsOptions {
   readonly cacheOf?: <T extends KubeObject>(resource: ResourceDescriptor) => WatchCache<T>;
   /** An event recorder to share (default: one made here). */
   readonly events?: EventRecorder;
+  /** Gate StatefulFailoverInjection (default off). */
+  readonly statefulFailoverInjection?: boolean;
 }
 
 export interface Workload {
@@ -138,6 +142,7 @@ export function createWorkloadDeps(
     newId: opts.newId ?? randomUUID,
     schedulerName: opts.schedulerName ?? defaultSchedulerName,
     ...(opts.schedulerOptions === undefined ? {} : { schedulerOptions: opts.schedulerOptions }),
+    statefulFailoverInjection: opts.statefulFailoverInjection ?? false,
   };
   const run = (name: string, c: { run(signal: AbortSignal): Promise<void> }): Runnable => ({
     name,

@@ -1,7 +1,9 @@
 import type { EvictionHistoryEntry } from '@kf/api';
 import { describe, expect, it } from 'vitest';
 import { attemptFor, binding, cluster } from '../test-builders.ts';
-import { evictionHistory } from './eviction-history.ts';
+import { toBindingView } from '../binding-view.ts';
+import { bindingObject } from '../test-builders.ts';
+import { evictionHistory, nextUnblockInMs } from './eviction-history.ts';
 
 const evictedAt = '2026-01-01T00:00:00Z';
 const evictedAtMs = Date.parse(evictedAt);
@@ -42,5 +44,32 @@ describe('EvictionHistory', () => {
     });
     const fit = evictionHistory.filter(attemptFor(b, evictedAtMs + sinceMs), cluster('m1'));
     expect(fit).toEqual(ok ? { ok: true } : { ok: false, reason });
+  });
+});
+
+describe('nextUnblockInMs', () => {
+  const at = (clusterName: string, creationTimestamp: string): EvictionHistoryEntry => ({
+    clusterName,
+    creationTimestamp,
+  });
+  it.each<
+    [string, readonly EvictionHistoryEntry[], number | undefined, Record<string, number>, number | undefined]
+  >([
+    // [name, history, blockPredecessorSeconds, current clusters, expected]
+    ['no history', [], undefined, {}, undefined],
+    ['the rest of the default 600 s', [entry], undefined, {}, 590_000],
+    ['the earliest of several blocks', [entry, at('m2', '2025-12-31T23:59:00Z')], undefined, {}, 530_000],
+    ['a block that has run out', [entry], 5, {}, undefined],
+    ['blocks for good never end', [entry], 0, {}, undefined],
+    ['a cluster holding the workload is not waited for', [entry], undefined, { m1: 1 }, undefined],
+  ])('%s', (...[, history, seconds, current, expected]) => {
+    const b = toBindingView(
+      bindingObject({
+        history,
+        clusters: current,
+        ...(seconds === undefined ? {} : { blockPredecessorSeconds: seconds }),
+      }),
+    );
+    expect(nextUnblockInMs(b, evictedAtMs + 10_000)).toBe(expected);
   });
 });

@@ -4,6 +4,7 @@
  * to a cluster that has just recovered. Not in upstream Karmada, whose proposal left it unbuilt;
  * it reads the binding's `spec.evictionHistory`.
  */
+import type { BindingView } from '../binding-view.ts';
 import { fits, unfit, type FilterPlugin } from '../framework.ts';
 
 export const evictionHistory: FilterPlugin = {
@@ -18,3 +19,17 @@ export const evictionHistory: FilterPlugin = {
     return blocked ? unfit('cluster(s) evicted this workload less than blockPredecessorSeconds ago') : fits;
   },
 };
+
+/**
+ * Milliseconds until the earliest block of a cluster not holding the workload ends (the scheduler
+ * looks again then); undefined when no block is running or every block is for good.
+ */
+export function nextUnblockInMs(b: BindingView, nowMs: number): number | undefined {
+  let next: number | undefined;
+  for (const e of b.evictionHistory) {
+    const inMs = e.evictedAtMs + b.blockPredecessorMs - nowMs;
+    if (b.assigned.has(e.cluster) || inMs <= 0 || !Number.isFinite(inMs)) continue;
+    next = Math.min(next ?? inMs, inMs);
+  }
+  return next;
+}

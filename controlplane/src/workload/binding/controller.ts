@@ -7,6 +7,11 @@
  * template edits reach the Works even when the binding itself did not change.
  * Requeues: every {@link DIRECT_PURGE_RECHECK_MS} while a Directly purge is pending; errors
  * with backoff.
+ *
+ * With gate StatefulFailoverInjection: before any Work of an evicted cluster is deleted, eviction
+ * tasks left without preserved state (the taint manager's) get it from that cluster's aggregated
+ * status (one write to `spec.gracefulEvictionTasks`), and the state of the last `Directly` task
+ * is injected as labels into the workload of a single target cluster (§9).
  */
 import { finalizers, type ResourceBinding, type Work } from '@kf/api';
 import {
@@ -31,12 +36,14 @@ import { recordOnBinding } from '../events.ts';
 import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
+import { labelsToInject, planStateCapture } from '../state-preservation/preserved-state.ts';
 import {
   desiredWork,
   orphanWorks,
   pendingDirectPurges,
   planWorkWrite,
   targetClusters,
+  withWorkloadLabels,
   type WorkWrite,
 } from './work-plan.ts';
 
@@ -49,6 +56,8 @@ export interface BindingControllerDeps {
   readonly workClient: ResourceClient<Work>;
   readonly templates: TemplateCaches;
   readonly events: EventRecorder;
+  /** Gate StatefulFailoverInjection (default off). */
+  readonly statefulFailoverInjection?: boolean;
 }
 
 interface Ctx {
@@ -74,6 +83,9 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
       if (b.metadata.deletionTimestamp !== undefined) {
         await removeBinding(deps, { key, b, works }, { log, signal });
         return converged();
+      }
+      if (deps.statefulFailoverInjection === true && (await captureState(deps, key, b, { log, signal }))) {
+        return converged(); // the binding update brings the key back
       }
       for (const w of orphanWorks(b, works)) await deleteWork(deps, w, { log, signal }, b);
       const purging = pendingDirectPurges(b, works);
@@ -106,8 +118,12 @@ async function syncWorks(
   const failures: string[] = [];
   let written = 0;
   let waiting = false;
-  for (const c of targetClusters(b)) {
-    const wanted = desiredWork(key, b, template, c);
+  const targets = targetClusters(b);
+  const names = targets.map((c) => c.name);
+  for (const c of targets) {
+    const inject =
+      deps.statefulFailoverInjection === true ? labelsToInject(b.spec, names, c.name) : undefined;
+    const wanted = withWorkloadLabels(desiredWork(key, b, template, c), inject);
     const plan = planWorkWrite(wanted, byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)));
     if (plan?.kind === 'WaitForDeletion') waiting = true;
     if (plan === undefined || plan.kind === 'WaitForDeletion') continue;
@@ -123,6 +139,34 @@ async function syncWorks(
   if (written > 0) ctx.log.info({ written }, 'Works synced');
   // A Work still deleting is recreated once it is gone.
   return waiting ? recheckIn(DIRECT_PURGE_RECHECK_MS) : converged();
+}
+
+/**
+ * Writes the state of evicted clusters into their tasks while their status is still collected.
+ * True when the binding was written.
+ */
+async function captureState(
+  deps: BindingControllerDeps,
+  key: string,
+  b: ResourceBinding,
+  ctx: Ctx,
+): Promise<boolean> {
+  const plan = planStateCapture(b.spec, b.status?.aggregatedStatus);
+  for (const { cluster, problem } of plan.problems) {
+    // Debug: a Directly purge's status disappears with its Work, and this runs on every sync.
+    ctx.log.debug({ cluster, problem }, 'state of an evicted cluster cannot be preserved');
+  }
+  if (plan.tasks === undefined) return false;
+  await bindingClient(deps.bindings, key).mergePatch(
+    key,
+    {
+      metadata: { resourceVersion: b.metadata.resourceVersion },
+      spec: { gracefulEvictionTasks: plan.tasks },
+    },
+    { signal: ctx.signal },
+  );
+  ctx.log.info({}, 'state of evicted clusters preserved');
+  return true;
 }
 
 async function writeWork(deps: BindingControllerDeps, plan: WorkWrite, signal: AbortSignal): Promise<void> {

@@ -8,6 +8,7 @@ import {
   pendingDirectPurges,
   planWorkWrite,
   targetClusters,
+  withWorkloadLabels,
 } from './work-plan.ts';
 
 const KEY = 'default/web-deployment';
@@ -180,5 +181,26 @@ describe('planWorkWrite', () => {
       metadata: { ...wanted.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
     };
     expect(planWorkWrite(wanted, existing)?.kind).toBe('WaitForDeletion');
+  });
+});
+
+describe('withWorkloadLabels', () => {
+  const w = desiredWork(KEY, binding(), template, { name: 'm2', replicas: 3 });
+  const labelsOf = (x: Work): unknown =>
+    (x.spec.workload?.manifests?.[0] as { metadata?: { labels?: unknown } } | undefined)?.metadata?.labels;
+
+  it('adds the labels to the workload, overwriting the template value of the same key', () => {
+    const injected = withWorkloadLabels(w, { 'example.com/job-id': 'j-1', app: 'replaced' });
+    expect(labelsOf(injected)).toEqual({
+      app: 'replaced',
+      'example.com/job-id': 'j-1',
+      [labels.resourceBindingPermanentId]: 'rb-1',
+      [labels.managed]: 'true',
+    });
+    expect(injected.metadata).toEqual(w.metadata);
+  });
+
+  it('leaves the Work as it is without labels to inject', () => {
+    expect(withWorkloadLabels(w, undefined)).toBe(w);
   });
 });

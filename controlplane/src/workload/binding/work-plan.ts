@@ -185,6 +185,15 @@ export function desiredWork(key: string, b: ResourceBinding, t: ResourceTemplate
   };
 }
 
+/** The Work with `extra` merged into its workload's labels (stateful failover injection, §9.2). */
+export function withWorkloadLabels(w: Work, extra: Readonly<Record<string, string>> | undefined): Work {
+  const [manifest, ...rest] = w.spec.workload?.manifests ?? [];
+  if (extra === undefined || manifest === undefined) return w;
+  const metadata = (manifest as { metadata?: { labels?: Record<string, string> } }).metadata ?? {};
+  const labelled = { ...manifest, metadata: { ...metadata, labels: { ...metadata.labels, ...extra } } };
+  return { ...w, spec: { ...w.spec, workload: { manifests: [labelled, ...rest] } } };
+}
+
 export type WorkWrite =
   | { readonly kind: 'Create'; readonly work: Work }
   /** `work` is the existing Work (with its resourceVersion) carrying the wanted content. */

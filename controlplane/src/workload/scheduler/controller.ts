@@ -5,7 +5,8 @@
  * ScheduleBindingSucceed / ScheduleBindingFailed Event on the binding and its template.
  * Watches bindings (creation and generation changes only) and Clusters (label/spec changes and
  * deletion start requeue the bindings they may affect; Ready flips do not).
- * Requeues: errors with backoff, Unschedulable after {@link UNSCHEDULABLE_RECHECK_MS}.
+ * Requeues: errors with backoff, Unschedulable after {@link UNSCHEDULABLE_RECHECK_MS}, and when
+ * an eviction history block ends (`blockPredecessorSeconds`), so the cluster is considered again.
  *
  * No fitting cluster keeps the current placement (`onNoClusterFit: 'keep'`) and only reports
  * Scheduled=False/NoClusterFit. Upstream clears `spec.clusters`, which removes the workload from
@@ -27,6 +28,7 @@ import {
 } from '@kf/runtime';
 import { toBindingView } from '../../scheduler/binding-view.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { nextUnblockInMs } from '../../scheduler/plugins/eviction-history.ts';
 import { scheduleBinding, type SchedulerOptions } from '../../scheduler/schedule.ts';
 import { decideScheduling } from '../../scheduler/trigger.ts';
 import { allBindings, bindingClient, getBinding, type BindingStore } from '../bindings.ts';
@@ -128,7 +130,8 @@ async function schedule(
 ): Promise<Outcome> {
   const { key, b, clusters } = input;
   const nowMs = ctx.now();
-  const result = scheduleBinding(toBindingView(b), clusters.map(toClusterView), nowMs, {
+  const view = toBindingView(b);
+  const result = scheduleBinding(view, clusters.map(toClusterView), nowMs, {
     ...deps.options,
     onNoClusterFit: 'keep',
   });
@@ -153,11 +156,16 @@ async function schedule(
       pass.ok ? 'binding scheduled' : 'binding not scheduled',
     );
   }
+  return retryOutcome(result, nextUnblockInMs(view, nowMs));
+}
+
+/** When to look again: at the end of an eviction history block, and as upstream otherwise. */
+function retryOutcome(result: ReturnType<typeof scheduleBinding>, unblockInMs: number | undefined): Outcome {
   switch (result.retry) {
     case 'none':
-      return converged();
+      return unblockInMs === undefined ? converged() : recheckIn(unblockInMs);
     case 'unschedulable':
-      return recheckIn(UNSCHEDULABLE_RECHECK_MS);
+      return recheckIn(Math.min(UNSCHEDULABLE_RECHECK_MS, unblockInMs ?? UNSCHEDULABLE_RECHECK_MS));
     case 'backoff':
       throw new Error(result.condition.message);
   }

@@ -1,0 +1,106 @@
+/**
+ * application-failover: moves a workload away from a cluster where it has been unhealthy for
+ * `spec.failover.application.decisionConditions.tolerationSeconds` after having been healthy
+ * there (§7; decisions in {@link planApplicationFailover}). Writes, in one merge patch guarded by
+ * resourceVersion, the binding's `spec.clusters` (cluster removed), `spec.gracefulEvictionTasks`
+ * (task appended) and `spec.evictionHistory` (entry for the scheduler's EvictionHistory filter).
+ * Watches ResourceBindings and ClusterResourceBindings, status updates included (health lives in
+ * `status.aggregatedStatus`). Requeued when the earliest running timer ends; write errors retry
+ * with backoff; an eviction held back (gate off, state unreadable) waits for the binding to change.
+ *
+ * The timers are in memory, as upstream: a restart (or a change of leader) starts them again.
+ */
+import { eventReasons, type ResourceBinding } from '@kf/api';
+import { joinKey, type EventRecorder } from '@kf/kube';
+import { TerminalError, converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
+import {
+  allBindings,
+  bindingClient,
+  getBinding,
+  isClusterBindingKey,
+  type BindingStore,
+} from '../../workload/bindings.ts';
+import { recordOnBinding } from '../../workload/events.ts';
+import {
+  planApplicationFailover,
+  type ApplicationFailoverGates,
+  type ApplicationFailoverPlan,
+} from './failover-plan.ts';
+import type { BindingHealthMemory } from './unhealthy-timing.ts';
+
+export interface ApplicationFailoverDeps {
+  readonly bindings: BindingStore;
+  readonly events: EventRecorder;
+  readonly gates: ApplicationFailoverGates;
+}
+
+/** The taint manager's reason for the same step, so that both failovers read alike. */
+const EVICTION_STARTED = 'EvictionStarted';
+
+/** Bindings with application failover (or that just lost it, to forget their timers). */
+const keysOf = (b: ResourceBinding): string[] => [joinKey(b.metadata.namespace, b.metadata.name ?? '')];
+
+export function applicationFailoverController(deps: ApplicationFailoverDeps): ControllerSpec {
+  const timers = new Map<string, BindingHealthMemory>();
+  return {
+    name: 'application-failover',
+    sources: [keysFrom(allBindings(deps.bindings), keysOf)],
+    async reconcile(key, { log, now, signal }) {
+      const b = getBinding(deps.bindings, key);
+      if (b === undefined || b.metadata.deletionTimestamp !== undefined) {
+        timers.delete(key);
+        return converged();
+      }
+      const plan = planApplicationFailover({
+        spec: b.spec,
+        aggregatedStatus: b.status?.aggregatedStatus,
+        memory: timers.get(key) ?? {},
+        nowMs: now(),
+        clusterScoped: isClusterBindingKey(key),
+        gates: deps.gates,
+      });
+      if (Object.keys(plan.memory).length === 0) timers.delete(key);
+      else timers.set(key, plan.memory);
+      // Only a change to the binding (its status or policy) or to the gates can help.
+      if (plan.problem !== undefined) throw new TerminalError(plan.problem);
+      if (plan.change !== undefined) await evict(deps, { key, b, plan }, { log, signal });
+      return plan.recheckInMs === undefined ? converged() : recheckIn(plan.recheckInMs);
+    },
+  };
+}
+
+/** Writes the evictions in one guarded patch, then tells the binding and its template. */
+async function evict(
+  deps: ApplicationFailoverDeps,
+  {
+    key,
+    b,
+    plan,
+  }: { readonly key: string; readonly b: ResourceBinding; readonly plan: ApplicationFailoverPlan },
+  { log, signal }: { readonly log: Logger; readonly signal: AbortSignal },
+): Promise<void> {
+  try {
+    await bindingClient(deps.bindings, key).mergePatch(
+      key,
+      { metadata: { resourceVersion: b.metadata.resourceVersion }, spec: plan.change },
+      { signal },
+    );
+  } catch (err: unknown) {
+    for (const { cluster } of plan.evicted) {
+      recordOnBinding(deps.events, b, {
+        type: 'Warning',
+        reason: eventReasons.evictWorkloadFromClusterFailed,
+        message: `Evict from cluster ${cluster} failed.`,
+      });
+    }
+    throw err;
+  }
+  for (const { cluster, task } of plan.evicted) {
+    recordOnBinding(deps.events, b, {
+      type: 'Normal',
+      reason: EVICTION_STARTED,
+      message: `Evicting from cluster ${cluster} (purge mode ${task.purgeMode ?? 'Gracefully'}): ${task.message ?? ''}`,
+    });
+    log.info({ cluster, purgeMode: task.purgeMode }, 'application failed over from cluster');
+  }
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import type {
+  AggregatedStatusItem,
+  ApplicationFailoverBehavior,
+  ResourceBindingSpec,
+  ResourceHealth,
+} from '@kf/api';
+import {
+  planApplicationFailover,
+  type ApplicationFailoverGates,
+  type ApplicationFailoverInput,
+} from './failover-plan.ts';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const gates: ApplicationFailoverGates = { gracefulEviction: true, statefulFailoverInjection: false };
+const item = (
+  clusterName: string,
+  health: ResourceHealth,
+  jobID = 'j-' + clusterName,
+): AggregatedStatusItem => ({
+  clusterName,
+  applied: true,
+  health,
+  status: { jobStatus: { jobID }, readyReplicas: 1 },
+});
+
+const app = (over: Partial<ApplicationFailoverBehavior> = {}): ApplicationFailoverBehavior => ({
+  decisionConditions: { tolerationSeconds: 60 },
+  ...over,
+});
+const spec = (
+  application: ApplicationFailoverBehavior | undefined,
+  over: Partial<ResourceBindingSpec> = {},
+): ResourceBindingSpec => ({
+  resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+  replicas: 2,
+  clusters: [
+    { name: 'm1', replicas: 1 },
+    { name: 'm2', replicas: 1 },
+  ],
+  ...(application === undefined ? {} : { failover: { application } }),
+  ...over,
+});
+
+/** m1 was healthy, has been unhealthy since T0; we look at T0 + 60s. */
+const due = (over: Partial<ApplicationFailoverInput> = {}): ApplicationFailoverInput => ({
+  spec: spec(app()),
+  aggregatedStatus: [item('m1', 'Unhealthy'), item('m2', 'Healthy')],
+  memory: { m1: { healthySeen: true, unhealthySinceMs: T0 }, m2: { healthySeen: true } },
+  nowMs: T0 + 60_000,
+  clusterScoped: false,
+  gates,
+  ...over,
+});
+
+describe('planApplicationFailover', () => {
+  it('does nothing and forgets the timers without spec.failover.application', () => {
+    expect(planApplicationFailover(due({ spec: spec(undefined) }))).toEqual({ memory: {}, evicted: [] });
+  });
+
+  it('does nothing before status is aggregated', () => {
+    expect(planApplicationFailover(due({ aggregatedStatus: [] }))).toEqual({ memory: {}, evicted: [] });
+  });
+
+  it('waits for the rest of tolerationSeconds', () => {
+    const plan = planApplicationFailover(due({ nowMs: T0 + 45_000 }));
+    expect(plan).toMatchObject({ evicted: [], recheckInMs: 15_000 });
+    expect(plan.change).toBeUndefined();
+  });
+
+  it('does not time a cluster where the workload was never healthy', () => {
+    const plan = planApplicationFailover(due({ memory: {} }));
+    expect(plan).toEqual({ memory: { m2: { healthySeen: true } }, evicted: [] });
+  });
+
+  it('defaults tolerationSeconds to 300', () => {
+    const plan = planApplicationFailover(due({ spec: spec(app({ decisionConditions: {} })) }));
+    expect(plan).toMatchObject({ evicted: [], recheckInMs: 240_000 });
+  });
+
+  it('evicts Gracefully by default with gracePeriodSeconds 600 and records the eviction', () => {
+    const plan = planApplicationFailover(due());
+    const task = {
+      fromCluster: 'm1',
+      replicas: 1,
+      purgeMode: 'Gracefully',
+      gracePeriodSeconds: 600,
+      reason: 'ApplicationFailure',
+      producer: 'resource-binding-application-failover-controller',
+      message: 'The application stayed unhealthy for 60s (decisionConditions.tolerationSeconds).',
+    };
+    expect(plan.evicted).toEqual([{ cluster: 'm1', task }]);
+    expect(plan.change).toEqual({
+      clusters: [{ name: 'm2', replicas: 1 }],
+      gracefulEvictionTasks: [task],
+      evictionHistory: [
+        {
+          clusterName: 'm1',
+          creationTimestamp: '2026-01-01T00:01:00Z',
+          reason: 'ApplicationFailure',
+          producer: 'resource-binding-application-failover-controller',
+        },
+      ],
+    });
+  });
+
+  it.each<[string, Partial<ApplicationFailoverBehavior>, Record<string, unknown>]>([
+    [
+      'Gracefully with its grace period',
+      { purgeMode: 'Gracefully', gracePeriodSeconds: 30 },
+      { purgeMode: 'Gracefully', gracePeriodSeconds: 30 },
+    ],
+    [
+      'Never keeps the old copy until confirmed',
+      { purgeMode: 'Never' },
+      { purgeMode: 'Never', suppressDeletion: true },
+    ],
+    ['Directly adds nothing', { purgeMode: 'Directly' }, { purgeMode: 'Directly' }],
+  ])('purge mode %s', (_name, over, expected) => {
+    const task = planApplicationFailover(due({ spec: spec(app(over)) })).evicted[0]?.task;
+    expect(task).toMatchObject(expected);
+    if (over.purgeMode !== 'Gracefully') expect(task?.gracePeriodSeconds).toBeUndefined();
+    if (over.purgeMode !== 'Never') expect(task?.suppressDeletion).toBeUndefined();
+  });
+
+  it('names the cluster-scoped producer for a ClusterResourceBinding', () => {
+    const plan = planApplicationFailover(due({ clusterScoped: true }));
+    expect(plan.evicted[0]?.task.producer).toBe('cluster-resource-binding-application-failover-controller');
+  });
+
+  it('holds a Gracefully eviction back when gate GracefulEviction is off', () => {
+    const plan = planApplicationFailover(due({ gates: { ...gates, gracefulEviction: false } }));
+    expect(plan.change).toBeUndefined();
+    expect(plan.problem).toBe('GracefulEviction featureGate must be enabled when purgeMode is Gracefully');
+  });
+
+  it('skips a cluster that already has an eviction task', () => {
+    const s = spec(app(), {
+      gracefulEvictionTasks: [{ fromCluster: 'm1', reason: 'TaintUntolerated', producer: 'TaintManager' }],
+    });
+    expect(planApplicationFailover(due({ spec: s })).change).toBeUndefined();
+  });
+
+  it('keeps earlier eviction history entries that still block', () => {
+    const older = { clusterName: 'm3', creationTimestamp: '2026-01-01T00:00:30Z' };
+    const plan = planApplicationFailover(due({ spec: spec(app(), { evictionHistory: [older] }) }));
+    expect(plan.change?.evictionHistory.map((e) => e.clusterName)).toEqual(['m3', 'm1']);
+  });
+
+  describe('with StatefulFailoverInjection', () => {
+    const rules = [{ aliasLabelName: 'example.com/job-id', jsonPath: '{.jobStatus.jobID}' }];
+    const stateful = { ...gates, statefulFailoverInjection: true };
+
+    it('captures the state of the evicted cluster and the clusters before the failover', () => {
+      const plan = planApplicationFailover(
+        due({ gates: stateful, spec: spec(app({ purgeMode: 'Directly', statePreservation: { rules } })) }),
+      );
+      expect(plan.evicted[0]?.task).toMatchObject({
+        preservedLabelState: { 'example.com/job-id': 'j-m1' },
+        clustersBeforeFailover: ['m1', 'm2'],
+      });
+    });
+
+    it('holds the eviction back while the state cannot be read', () => {
+      const plan = planApplicationFailover(
+        due({
+          gates: stateful,
+          spec: spec(
+            app({ statePreservation: { rules: [{ aliasLabelName: 'a', jsonPath: '{.missing}' }] } }),
+          ),
+        }),
+      );
+      expect(plan.change).toBeUndefined();
+      expect(plan.problem).toMatch(/cannot preserve state of cluster m1/);
+    });
+
+    it('captures nothing with the gate off', () => {
+      const plan = planApplicationFailover(due({ spec: spec(app({ statePreservation: { rules } })) }));
+      expect(plan.evicted[0]?.task.preservedLabelState).toBeUndefined();
+    });
+  });
+});
