@@ -18,4 +18,5 @@ fi
 
 bash scripts/ensure-apt.sh
 bash scripts/build-kube.sh >/dev/null
+bash scripts/build-helm.sh >/dev/null
 echo "$PATH"

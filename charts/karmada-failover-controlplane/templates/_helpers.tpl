@@ -1,0 +1,81 @@
+{{- define "kfc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "kfc.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else if contains (include "kfc.name" .) .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name (include "kfc.name" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* Labels every object carries. Call with (dict "root" $ "component" "controlplane"). */}}
+{{- define "kfc.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: karmada-failover
+{{ include "kfc.selectorLabels" . }}
+{{- with .root.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "kfc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kfc.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{- define "kfc.image" -}}
+{{- $img := mergeOverwrite (deepCopy .root.Values.image) (.image | default dict) -}}
+{{- $tag := $img.tag | default .root.Chart.AppVersion -}}
+{{- if $img.digest -}}
+{{ printf "%s@%s" $img.repository $img.digest }}
+{{- else -}}
+{{ printf "%s:%s" $img.repository $tag }}
+{{- end -}}
+{{- end }}
+
+{{/* The control plane's identity in the Karmada API server (the RBAC subject). */}}
+{{- define "kfc.serviceAccountName" -}}
+{{- if .Values.controller.serviceAccount.create }}
+{{- default (include "kfc.fullname" .) .Values.controller.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.controller.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "kfc.karmadaSecretName" -}}
+{{- if .Values.karmadaKubeconfig.existingSecret }}
+{{- .Values.karmadaKubeconfig.existingSecret }}
+{{- else }}
+{{- printf "%s-karmada-kubeconfig" (include "kfc.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* True when the controller reaches Karmada through a kubeconfig rather than in-cluster. */}}
+{{- define "kfc.usesKubeconfig" -}}
+{{- if or .Values.karmadaKubeconfig.existingSecret .Values.karmadaKubeconfig.kubeconfig }}true{{- end }}
+{{- end }}
+
+{{- define "kfc.karmadaChecksum" -}}
+{{- if .Values.karmadaKubeconfig.existingSecret }}
+{{- printf "%s/%s" .Values.karmadaKubeconfig.existingSecret .Values.karmadaKubeconfig.key | sha256sum }}
+{{- else }}
+{{- .Values.karmadaKubeconfig.kubeconfig | sha256sum }}
+{{- end }}
+{{- end }}
+
+{{/* The documents of a multi-document file under files/, as a list of maps. */}}
+{{- define "kfc.docs" -}}
+{{- $docs := list }}
+{{- range (splitList "\n---\n" (.root.Files.Get .path)) }}
+{{- $doc := fromYaml . }}
+{{- if $doc.kind }}{{ $docs = append $docs $doc }}{{ end }}
+{{- end }}
+{{- toJson $docs }}
+{{- end }}

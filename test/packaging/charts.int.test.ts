@@ -1,0 +1,310 @@
+/**
+ * The Helm charts: `helm lint` is clean, what they render holds the security and availability
+ * promises of their READMEs, every flag they pass is one the program's --help lists, the files
+ * they copy from deploy/ are current, and the API servers of a local federation accept what they
+ * render (`kubectl apply --dry-run=server`: the control-plane chart on the control plane, the
+ * member chart on a member).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAllYaml } from '@kubernetes/client-node';
+import { kubeBinaries, startFederation, type LocalFederation } from '@kf/testing';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../..');
+const MEMBER = join(root, 'charts/karmada-failover-member');
+const CONTROLPLANE = join(root, 'charts/karmada-failover-controlplane');
+const KUBE_VERSION = '1.36.3';
+
+/** Runs a command; a failure rejects with its output so that the assertion shows why. */
+async function run(cmd: string, args: string[], input?: string): Promise<string> {
+  const child = exec(cmd, args, { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  if (input !== undefined) child.child.stdin?.end(input);
+  try {
+    const { stdout, stderr } = await child;
+    return stdout + stderr;
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${cmd} ${args.join(' ')}:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
+  }
+}
+
+let helm: string;
+/** `helm template`; a value `@key=path` is set from a file (--set-file), others with --set. */
+const render = async (chart: string, ...values: string[]): Promise<string> =>
+  run(helm, [
+    'template',
+    'kf',
+    chart,
+    '--namespace',
+    'karmada-system',
+    '--kube-version',
+    KUBE_VERSION,
+    ...values.flatMap((v) => (v.startsWith('@') ? ['--set-file', v.slice(1)] : ['--set', v])),
+  ]);
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
+interface Container {
+  name: string;
+  args?: string[];
+  env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  securityContext?: Record<string, unknown>;
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+interface PodSpec {
+  securityContext?: Record<string, unknown>;
+  containers: Container[];
+  tolerations?: Record<string, unknown>[];
+  automountServiceAccountToken?: boolean;
+  volumes?: { name: string; secret?: { secretName: string } }[];
+}
+const objects = (yaml: string): K8sObject[] =>
+  (loadAllYaml(yaml) as (K8sObject | null)[]).filter((o) => o !== null);
+const podSpecOf = (o: K8sObject): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
+const workloads = (objs: K8sObject[]) =>
+  objs.filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet');
+const find = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind);
+
+const MEMBER_VALUES = ['clusterName=member1', 'karmadaKubeconfig.kubeconfig=apiVersion: v1'];
+
+/** Long flags a program's --help lists. */
+async function helpFlags(...args: string[]): Promise<Set<string>> {
+  const out = await run('node', args);
+  return new Set([...out.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*)/g)].map((m) => m[1] ?? ''));
+}
+/** The `--flag` of every `--flag=value` or `--flag` argument after the bundle's path. */
+function flagsPassed(args: readonly string[]): { bundle: string; flags: string[] } {
+  const i = args.findIndex((a) => a.endsWith('.mjs'));
+  return {
+    bundle: args[i] ?? '',
+    flags: args.slice(i + 1).flatMap((a) => (a.startsWith('--') ? [a.split('=')[0] ?? a] : [])),
+  };
+}
+
+beforeAll(async () => {
+  const out = await run('bash', [join(root, 'scripts/build-helm.sh')]);
+  helm = join(out.trim().split('\n').at(-1) ?? '', 'helm');
+});
+
+describe('helm lint', () => {
+  it('is clean for both charts (--strict)', async () => {
+    for (const [chart, values] of [
+      [MEMBER, MEMBER_VALUES],
+      [CONTROLPLANE, []],
+    ] as const) {
+      const out = await run(helm, ['lint', '--strict', chart, ...values.flatMap((s) => ['--set', s])]);
+      expect(out).toContain('1 chart(s) linted, 0 chart(s) failed');
+      expect(out).not.toMatch(/\[(WARNING|ERROR)\]/);
+    }
+  });
+});
+
+describe('files copied from deploy/', () => {
+  it('are the same as deploy/ (copy them again when these differ)', async () => {
+    const pairs: [string, string][] = [
+      ['deploy/controlplane/rbac.yaml', 'files/controlplane-rbac.yaml'],
+      ['deploy/controlplane/cluster-taint-policy.yaml', 'files/cluster-taint-policy.yaml'],
+      ['deploy/agent/rbac.yaml', 'files/agent-rbac.yaml'],
+      ['deploy/agent/validating-admission-policy.yaml', 'files/agent-validating-admission-policy.yaml'],
+    ];
+    const crds = (await readdir(join(root, 'deploy/crds'))).filter((f) => f.endsWith('.yaml'));
+    expect((await readdir(join(CONTROLPLANE, 'files/crds'))).sort()).toEqual(crds.sort());
+    for (const f of crds) pairs.push([`deploy/crds/${f}`, `files/crds/${f}`]);
+    for (const [source, copy] of pairs) {
+      expect(await readFile(join(CONTROLPLANE, copy), 'utf8'), copy).toBe(
+        await readFile(join(root, source), 'utf8'),
+      );
+    }
+  });
+});
+
+describe('rendered member chart', () => {
+  it('runs the agent with leader election and a PodDisruptionBudget only when replicated', async () => {
+    const two = objects(await render(MEMBER, ...MEMBER_VALUES));
+    const agent = find(two, 'Deployment')[0]!;
+    expect(flagsPassed(podSpecOf(agent).containers[0]!.args ?? []).flags).toContain('--leader-elect');
+    expect(podSpecOf(agent).containers[0]!.args).toContain('--leader-elect=true');
+    expect(find(two, 'PodDisruptionBudget')).toHaveLength(1);
+    const one = objects(await render(MEMBER, ...MEMBER_VALUES, 'agent.replicas=1'));
+    expect(find(one, 'PodDisruptionBudget')).toHaveLength(0);
+    await expect(
+      render(MEMBER, ...MEMBER_VALUES, 'agent.replicas=2', 'agent.leaderElection.enabled=false'),
+    ).rejects.toThrow(/needs agent.leaderElection.enabled/);
+  });
+
+  it('runs the probe on every node: all taints tolerated, NODE_NAME from the downward API', async () => {
+    const ds = find(objects(await render(MEMBER, ...MEMBER_VALUES)), 'DaemonSet')[0]!;
+    const spec = podSpecOf(ds);
+    expect(spec.tolerations).toContainEqual({ operator: 'Exists' });
+    expect(spec.containers[0]!.env).toContainEqual({
+      name: 'NODE_NAME',
+      valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
+    });
+  });
+
+  it('mounts the Karmada kubeconfig read-only from its own or an existing Secret', async () => {
+    const own = objects(await render(MEMBER, ...MEMBER_VALUES));
+    expect(find(own, 'Secret')).toHaveLength(1);
+    const existing = objects(
+      await render(
+        MEMBER,
+        'clusterName=member1',
+        'karmadaKubeconfig.existingSecret=karmada-agent-kubeconfig',
+      ),
+    );
+    expect(find(existing, 'Secret')).toHaveLength(0);
+    for (const w of workloads(existing)) {
+      const spec = podSpecOf(w);
+      const volume = spec.volumes?.find((v) => v.name === 'karmada-kubeconfig');
+      expect(volume?.secret?.secretName).toBe('karmada-agent-kubeconfig');
+      expect(spec.containers[0]!.volumeMounts).toContainEqual({
+        name: 'karmada-kubeconfig',
+        mountPath: '/etc/karmada',
+        readOnly: true,
+      });
+      expect(spec.containers[0]!.args).toContain('--karmada-kubeconfig=/etc/karmada/kubeconfig');
+    }
+  });
+
+  it('grants the probe Leases only in its Lease namespace', async () => {
+    const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
+    const roles = find(objs, 'Role');
+    expect(roles.map((r) => r.metadata.namespace)).toEqual(['karmada-system']);
+    const clusterRoles = find(objs, 'ClusterRole') as (K8sObject & { rules: { resources?: string[] }[] })[];
+    for (const r of clusterRoles) {
+      for (const rule of r.rules) expect(rule.resources ?? []).not.toContain('*');
+    }
+  });
+});
+
+describe('both charts', () => {
+  it('run restricted pods', async () => {
+    const all = [
+      ...objects(await render(MEMBER, ...MEMBER_VALUES)),
+      ...objects(await render(CONTROLPLANE, 'karmadaKubeconfig.kubeconfig=apiVersion: v1')),
+    ];
+    expect(workloads(all)).toHaveLength(3);
+    for (const w of workloads(all)) {
+      const spec = podSpecOf(w);
+      expect(spec.securityContext, w.metadata.name).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(spec.securityContext?.runAsUser).toBeGreaterThan(0);
+      for (const c of spec.containers) {
+        expect(c.securityContext, `${w.metadata.name}/${c.name}`).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+      }
+    }
+  });
+
+  it('pass only flags the programs define', { timeout: 120_000 }, async () => {
+    const help: Record<string, Set<string>> = {
+      'dist/agent.mjs': await helpFlags('agent/src/main.ts', 'run', '--help'),
+      'dist/probe.mjs': await helpFlags('probe/src/main.ts', '--help'),
+      'dist/controlplane.mjs': await helpFlags('controlplane/src/main.ts', 'run', '--help'),
+    };
+    const all = [
+      ...objects(
+        await render(MEMBER, ...MEMBER_VALUES, 'agent.cluster.region=eu', 'agent.cluster.zones={a,b}'),
+      ),
+      ...objects(await render(CONTROLPLANE, 'karmadaKubeconfig.kubeconfig=apiVersion: v1')),
+    ];
+    const seen = new Set<string>();
+    for (const w of workloads(all)) {
+      const { bundle, flags } = flagsPassed(podSpecOf(w).containers[0]!.args ?? []);
+      seen.add(bundle);
+      const known = help[bundle];
+      expect(known, `${w.metadata.name} runs ${bundle}`).toBeDefined();
+      expect(known!.size).toBeGreaterThan(10);
+      for (const f of flags) expect(known, `${bundle} ${f}`).toContain(f);
+    }
+    expect([...seen].sort()).toEqual(Object.keys(help).sort());
+  });
+});
+
+describe('server-side dry run on a local federation', () => {
+  let federation: LocalFederation;
+  let kubectl: string;
+  let scratch: string;
+  beforeAll(async () => {
+    kubectl = (await kubeBinaries()).kubectl;
+    scratch = await mkdtemp(join(tmpdir(), 'kf-charts-'));
+    // No CRDs: the control-plane chart brings its own.
+    federation = await startFederation({ members: 1, member: { nodes: 1 }, installCrds: false });
+  });
+  afterAll(async () => {
+    await federation.destroy();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const kc = (kubeconfig: string, ...args: string[]) => run(kubectl, ['--kubeconfig', kubeconfig, ...args]);
+
+  it('the control plane accepts the control-plane chart', async () => {
+    const cp = federation.controlPlane.kubeconfigPath;
+    await kc(cp, 'create', 'namespace', 'karmada-system');
+    const crds = join(scratch, 'crds.yaml');
+    await writeFile(
+      crds,
+      await run(helm, [
+        'template',
+        'kf',
+        CONTROLPLANE,
+        '-n',
+        'karmada-system',
+        '--kube-version',
+        KUBE_VERSION,
+        '--show-only',
+        'templates/crds.yaml',
+      ]),
+    );
+    await kc(cp, 'apply', '--server-side', '-f', crds);
+    await kc(cp, 'wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all');
+    const rendered = join(scratch, 'controlplane.yaml');
+    await writeFile(rendered, await render(CONTROLPLANE, `@karmadaKubeconfig.kubeconfig=${cp}`));
+    const out = await kc(cp, 'apply', '--dry-run=server', '-f', rendered);
+    for (const line of [
+      'deployment.apps/kf-karmada-failover-controlplane created (server dry run)',
+      'clustertaintpolicy.policy.karmada.io/not-ready-no-execute created (server dry run)',
+      'validatingadmissionpolicy.admissionregistration.k8s.io/karmada-failover-agent-own-objects created (server dry run)',
+      'clusterrole.rbac.authorization.k8s.io/kf-karmada-failover-controlplane created (server dry run)',
+    ]) {
+      expect(out).toContain(line);
+    }
+  });
+
+  it('a member accepts the member chart', async () => {
+    const member = federation.members[0]!.kubeconfigPath;
+    await kc(member, 'create', 'namespace', 'karmada-system');
+    const rendered = join(scratch, 'member.yaml');
+    await writeFile(
+      rendered,
+      await render(
+        MEMBER,
+        'clusterName=member1',
+        `@karmadaKubeconfig.kubeconfig=${federation.controlPlane.kubeconfigPath}`,
+      ),
+    );
+    const out = await kc(member, 'apply', '--dry-run=server', '-f', rendered);
+    for (const line of [
+      'deployment.apps/kf-karmada-failover-member-agent created (server dry run)',
+      'daemonset.apps/kf-karmada-failover-member-probe created (server dry run)',
+      'poddisruptionbudget.policy/kf-karmada-failover-member-agent created (server dry run)',
+      'role.rbac.authorization.k8s.io/kf-karmada-failover-member-probe created (server dry run)',
+    ]) {
+      expect(out).toContain(line);
+    }
+  });
+});
