@@ -157,6 +157,16 @@ export class LocalCluster implements ClusterHandle {
     await this.startApiServer();
   }
 
+  /** Kills only the API server process (SIGKILL, as a crash would); etcd and the rest keep running. */
+  async killApiServer(): Promise<void> {
+    await this.apiserver.kill();
+  }
+
+  /** Starts the API server again after killApiServer() and waits for /readyz. */
+  async resumeApiServer(): Promise<void> {
+    await this.startApiServer();
+  }
+
   /** The kubectl binary run against this cluster as admin. */
   kubectlArgs(...args: string[]): string[] {
     return ['--kubeconfig', this.kubeconfigPath, ...args];

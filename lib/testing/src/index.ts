@@ -15,3 +15,18 @@ export { ManagedProcess, type ProcessSpec } from './process.ts';
 export { freePort } from './ports.ts';
 export { waitUntil, httpsStatus } from './readiness.ts';
 export { demoDeployment, rollOut } from './rollout.ts';
+export {
+  startFailoverFederation,
+  applyDefaultTaintPolicy,
+  controlPlaneFlags,
+  FailoverFederation,
+  DEFAULT_FAILOVER_TIMING,
+  FAILOVER_AGENT_FLAGS,
+  AGENT_MAIN,
+  CONTROLPLANE_MAIN,
+  DEFAULT_TAINT_POLICY_FILE,
+  DEFAULT_TAINT_POLICY_NAME,
+  type FailoverFederationOptions,
+  type FailoverTiming,
+} from './failover-federation.ts';
+export { SimulatedMembers, type SimulatedMembersOptions } from './simulated-members.ts';

@@ -52,11 +52,12 @@ export class ManagedProcess {
     if (this.isRunning()) return;
     installExitHook();
     const log = createWriteStream(this.logFile, { flags: 'a' });
-    await new Promise<void>((resolve) =>
+    await new Promise<void>((resolve, reject) => {
       log.once('open', () => {
         resolve();
-      }),
-    );
+      });
+      log.once('error', reject);
+    });
     const child = spawn(this.spec.command, [...this.spec.args], {
       stdio: ['ignore', log, log],
       env: { ...process.env, ...this.spec.env },

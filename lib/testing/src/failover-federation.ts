@@ -1,0 +1,402 @@
+/**
+ * Everything of cluster failover running together on loopback: a local federation (control plane
+ * and N members with KWOK nodes), one member agent process per member (least privilege, as
+ * `karmadactl register` would set it up), one control-plane process with `--failover`, and the
+ * default ClusterTaintPolicy of deploy/controlplane. Periods are short so that a failover takes
+ * seconds. Used by the end-to-end tests, the demo and the reschedule benchmark; what it starts,
+ * `destroy()` stops.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  clusterKind,
+  clusterTaintPolicyKind,
+  findCondition,
+  namespaces,
+  propagationPolicyKind,
+  resourceBindingKind,
+  workKind,
+  type Cluster,
+  type ClusterTaintPolicy,
+  type PropagationPolicy,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
+import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, type Lease } from '@kf/kube';
+import { REPO_ROOT } from './binaries.ts';
+import type { LocalCluster } from './cluster.ts';
+import { PID_FILE, startFederation, type LocalFederation } from './federation.ts';
+import { freePort } from './ports.ts';
+import { ManagedProcess } from './process.ts';
+import { waitUntil } from './readiness.ts';
+
+const execFileAsync = promisify(execFile);
+
+export const AGENT_MAIN = join(REPO_ROOT, 'agent', 'src', 'main.ts');
+export const CONTROLPLANE_MAIN = join(REPO_ROOT, 'controlplane', 'src', 'main.ts');
+export const DEFAULT_TAINT_POLICY_FILE = join(
+  REPO_ROOT,
+  'deploy',
+  'controlplane',
+  'cluster-taint-policy.yaml',
+);
+export const DEFAULT_TAINT_POLICY_NAME = 'not-ready-no-execute';
+const AGENT_RBAC_DIR = join(REPO_ROOT, 'deploy', 'agent');
+
+/** The agent's short periods: status every 1 s, Lease renewed every 1 s, Ready debounced 3 s. */
+export const FAILOVER_AGENT_FLAGS: readonly string[] = [
+  '--cluster-status-update-frequency=1s',
+  '--cluster-success-threshold=3s',
+  '--cluster-failure-threshold=3s',
+  '--cluster-lease-duration=4s',
+  '--cluster-lease-renew-interval-fraction=0.25',
+  '--leader-elect=false',
+];
+
+export interface FailoverTiming {
+  /** `--cluster-monitor-period` in seconds (default 1). */
+  readonly monitorPeriodSeconds: number;
+  /** `--cluster-monitor-grace-period` in seconds (default 5). */
+  readonly monitorGraceSeconds: number;
+  /** `--cluster-startup-grace-period` in seconds (default 20). */
+  readonly startupGraceSeconds: number;
+  /** `spec.addAfterSeconds` of the default ClusterTaintPolicy (default 3; 0 taints at once). */
+  readonly taintHoldSeconds: number;
+}
+
+export const DEFAULT_FAILOVER_TIMING: FailoverTiming = {
+  monitorPeriodSeconds: 1,
+  monitorGraceSeconds: 5,
+  startupGraceSeconds: 20,
+  taintHoldSeconds: 3,
+};
+
+export interface FailoverFederationOptions {
+  /** Members member1..memberN (default 2). */
+  readonly members?: number;
+  /** KWOK nodes per member (default 1). */
+  readonly nodes?: number;
+  readonly timing?: Partial<FailoverTiming>;
+  /** Extra control-plane flags (after the harness's own, so they win). */
+  readonly controlPlaneFlags?: readonly string[];
+  /** Extra agent flags (after the harness's own, so they win). */
+  readonly agentFlags?: readonly string[];
+  /** Whether to start agents and wait for Ready clusters (default true); a benchmark may play the agents itself. */
+  readonly agents?: boolean;
+  /** Root folder for this run (default: a fresh folder under .run/, removed by destroy()). */
+  readonly runDir?: string;
+  /** The control plane's `--log-level` (default info; its log is `<runDir>/logs/controlplane.log`). */
+  readonly logLevel?: string;
+}
+
+/** A running failover federation: clusters, agents, control plane, and admin clients. */
+export class FailoverFederation {
+  readonly federation: LocalFederation;
+  readonly timing: FailoverTiming;
+  readonly controlPlaneProcess: ManagedProcess;
+  /** `http://127.0.0.1:<port>` of the control plane's /metrics and /readyz. */
+  readonly controlPlaneUrl: string;
+  /** Admin clients on the Karmada control plane. */
+  readonly clusters: ResourceClient<Cluster>;
+  readonly bindings: ResourceClient<ResourceBinding>;
+  readonly works: ResourceClient<Work>;
+  readonly policies: ResourceClient<PropagationPolicy>;
+  readonly taintPolicies: ResourceClient<ClusterTaintPolicy>;
+  readonly leases: ResourceClient<Lease>;
+  /** Deployments (resource templates) on the Karmada control plane. */
+  readonly apps: AppsV1Api;
+
+  readonly #agents = new Map<string, ManagedProcess>();
+
+  constructor(parts: {
+    readonly federation: LocalFederation;
+    readonly timing: FailoverTiming;
+    readonly controlPlaneProcess: ManagedProcess;
+    readonly controlPlaneUrl: string;
+    readonly agents: ReadonlyMap<string, ManagedProcess>;
+  }) {
+    const { federation } = parts;
+    this.federation = federation;
+    this.timing = parts.timing;
+    this.controlPlaneProcess = parts.controlPlaneProcess;
+    this.controlPlaneUrl = parts.controlPlaneUrl;
+    for (const [name, agent] of parts.agents) this.#agents.set(name, agent);
+    const kc = federation.controlPlane.kubeConfig();
+    this.clusters = new ResourceClient<Cluster>(kc, clusterKind);
+    this.bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
+    this.works = new ResourceClient<Work>(kc, workKind);
+    this.policies = new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind);
+    this.taintPolicies = new ResourceClient<ClusterTaintPolicy>(kc, clusterTaintPolicyKind);
+    this.leases = new ResourceClient<Lease>(kc, LEASE_RESOURCE);
+    this.apps = kc.makeApiClient(AppsV1Api);
+  }
+
+  get runDir(): string {
+    return this.federation.runDir;
+  }
+
+  get memberNames(): readonly string[] {
+    return this.federation.members.map((m) => m.name);
+  }
+
+  member(name: string): LocalCluster {
+    return this.federation.member(name);
+  }
+
+  /** Deployments API of a member cluster (admin). */
+  memberApps(name: string): AppsV1Api {
+    return this.member(name).kubeConfig().makeApiClient(AppsV1Api);
+  }
+
+  controlPlaneKubeConfig(): KubeConfig {
+    return this.federation.controlPlane.kubeConfig();
+  }
+
+  agent(name: string): ManagedProcess {
+    const agent = this.#agents.get(name);
+    if (agent === undefined) throw new Error(`no agent for ${name}`);
+    return agent;
+  }
+
+  /** SIGKILLs the member's agent (a crashed agent: no more status, no more heartbeats). */
+  async killAgent(name: string): Promise<void> {
+    await this.agent(name).kill();
+  }
+
+  /** Starts the member's agent again (same flags and identity). */
+  async startAgent(name: string): Promise<void> {
+    await this.agent(name).start();
+  }
+
+  /** SIGKILLs the member's API server only: its agent keeps running and reports it unreachable. */
+  async killMemberApiServer(name: string): Promise<void> {
+    await this.member(name).killApiServer();
+  }
+
+  async startMemberApiServer(name: string): Promise<void> {
+    await this.member(name).resumeApiServer();
+  }
+
+  /** The whole member goes down, agent included (a data centre lost). */
+  async stopMember(name: string): Promise<void> {
+    await this.killAgent(name);
+    await this.member(name).stop();
+  }
+
+  /** Brings a stopped member back (same data), then its agent. */
+  async startMember(name: string): Promise<void> {
+    await this.member(name).start();
+    await this.startAgent(name);
+  }
+
+  /** The Ready condition's status of a Cluster (undefined when absent). */
+  async readyStatus(name: string): Promise<string | undefined> {
+    const cluster = await this.clusters.get(name);
+    return findCondition(cluster.status?.conditions, 'Ready')?.status;
+  }
+
+  /** Waits until every member's Cluster is Ready=True and carries no taint. */
+  async waitForHealthyClusters(timeoutMs = 120_000): Promise<void> {
+    await waitUntil(
+      'every Cluster Ready and untainted',
+      async () => {
+        for (const name of this.memberNames) {
+          const cluster = await this.clusters.find(name);
+          if (cluster === undefined) return false;
+          if (findCondition(cluster.status?.conditions, 'Ready')?.status !== 'True') return false;
+          if ((cluster.spec.taints ?? []).length > 0) return false;
+        }
+        return true;
+      },
+      { timeoutMs, intervalMs: 250, abortIf: () => this.#deadProcess() },
+    );
+  }
+
+  /** Stops the control plane and the agents, then the clusters; the run folder stays. */
+  async stop(): Promise<void> {
+    await Promise.allSettled([
+      this.controlPlaneProcess.stop(),
+      ...[...this.#agents.values()].map((a) => a.stop()),
+    ]);
+    await this.federation.stop();
+  }
+
+  /** stop(), then removes the run folder if the harness made it (unless KF_KEEP_RUNS=1). */
+  async destroy(): Promise<void> {
+    await Promise.allSettled([
+      this.controlPlaneProcess.stop(),
+      ...[...this.#agents.values()].map((a) => a.stop()),
+    ]);
+    await this.federation.destroy();
+  }
+
+  #deadProcess(): string | undefined {
+    if (!this.controlPlaneProcess.isRunning()) {
+      return `the control plane exited; see ${this.controlPlaneProcess.logFile}`;
+    }
+    return undefined;
+  }
+}
+
+/** Control-plane flags for a timing (the process runs as the control plane's admin). */
+export function controlPlaneFlags(t: FailoverTiming): string[] {
+  return [
+    '--failover',
+    '--leader-elect=false',
+    `--cluster-monitor-period=${t.monitorPeriodSeconds}s`,
+    `--cluster-monitor-grace-period=${t.monitorGraceSeconds}s`,
+    `--cluster-startup-grace-period=${t.startupGraceSeconds}s`,
+  ];
+}
+
+/**
+ * Starts clusters, then agents (each with a client certificate for `system:karmada:agent:<name>`
+ * under deploy/agent's RBAC and admission policy), then the control plane, and waits until every
+ * Cluster is Ready and untainted. On failure it stops whatever it started.
+ */
+export async function startFailoverFederation(
+  opts: FailoverFederationOptions = {},
+): Promise<FailoverFederation> {
+  const timing: FailoverTiming = { ...DEFAULT_FAILOVER_TIMING, ...opts.timing };
+  const federation = await startFederation({
+    members: opts.members ?? 2,
+    member: { nodes: opts.nodes ?? 1 },
+    ...(opts.runDir !== undefined ? { runDir: opts.runDir } : {}),
+  });
+  const started: ManagedProcess[] = [];
+  try {
+    await mkdir(join(federation.runDir, 'logs'), { recursive: true });
+    await prepareControlPlane(federation, timing);
+    const agents =
+      opts.agents === false
+        ? new Map<string, ManagedProcess>()
+        : await startAgents(federation, opts.agentFlags ?? [], started);
+    const { process: controlPlane, url } = await startControlPlaneProcess(federation, timing, opts, started);
+    const fed = new FailoverFederation({
+      federation,
+      timing,
+      controlPlaneProcess: controlPlane,
+      controlPlaneUrl: url,
+      agents,
+    });
+    if (opts.agents !== false) await fed.waitForHealthyClusters();
+    return fed;
+  } catch (err) {
+    await Promise.allSettled(started.map((p) => p.stop()));
+    await federation.destroy();
+    throw err;
+  }
+}
+
+/** Namespaces, the agents' RBAC and admission policy, and the default ClusterTaintPolicy. */
+async function prepareControlPlane(federation: LocalFederation, timing: FailoverTiming): Promise<void> {
+  const cp = federation.controlPlane;
+  const namespacesClient = new ResourceClient(cp.kubeConfig(), {
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+    namespaced: false,
+    kind: 'Namespace',
+  });
+  for (const name of [namespaces.system, namespaces.cluster]) {
+    await namespacesClient.create({ metadata: { name } }).catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
+  }
+  await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', AGENT_RBAC_DIR));
+  await applyDefaultTaintPolicy(federation, timing.taintHoldSeconds);
+}
+
+async function startAgents(
+  federation: LocalFederation,
+  extraFlags: readonly string[],
+  started: ManagedProcess[],
+): Promise<Map<string, ManagedProcess>> {
+  const cp = federation.controlPlane;
+  const agents = new Map<string, ManagedProcess>();
+  for (const member of federation.members) {
+    const karmadaKubeconfig = await cp.userKubeconfig(`system:karmada:agent:${member.name}`, [
+      'system:karmada:agents',
+    ]);
+    const agent = new ManagedProcess({
+      name: `agent-${member.name}`,
+      command: process.execPath,
+      args: [
+        AGENT_MAIN,
+        'run',
+        `--cluster-name=${member.name}`,
+        `--karmada-kubeconfig=${karmadaKubeconfig}`,
+        `--kubeconfig=${member.kubeconfigPath}`,
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=0',
+        ...FAILOVER_AGENT_FLAGS,
+        ...extraFlags,
+      ],
+      logDir: join(federation.runDir, 'logs'),
+      pidFile: join(federation.runDir, PID_FILE),
+      env: { KUBECONFIG: '' },
+    });
+    agents.set(member.name, agent);
+    await agent.start();
+    started.push(agent);
+  }
+  return agents;
+}
+
+async function startControlPlaneProcess(
+  federation: LocalFederation,
+  timing: FailoverTiming,
+  opts: FailoverFederationOptions,
+  started: ManagedProcess[],
+): Promise<{ process: ManagedProcess; url: string }> {
+  const port = await freePort();
+  const controlPlane = new ManagedProcess({
+    name: 'controlplane',
+    command: process.execPath,
+    args: [
+      CONTROLPLANE_MAIN,
+      'run',
+      `--kubeconfig=${federation.controlPlane.kubeconfigPath}`,
+      `--metrics-bind-address=127.0.0.1:${port}`,
+      `--health-probe-bind-address=127.0.0.1:${port}`,
+      `--log-level=${opts.logLevel ?? 'info'}`,
+      ...controlPlaneFlags(timing),
+      ...(opts.controlPlaneFlags ?? []),
+    ],
+    logDir: join(federation.runDir, 'logs'),
+    pidFile: join(federation.runDir, PID_FILE),
+    env: { KUBECONFIG: '' },
+  });
+  await controlPlane.start();
+  started.push(controlPlane);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil(
+    'control plane /readyz',
+    async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200,
+    {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      abortIf: () => (controlPlane.isRunning() ? undefined : `exited; see ${controlPlane.logFile}`),
+    },
+  );
+  return { process: controlPlane, url };
+}
+
+/**
+ * Applies deploy/controlplane/cluster-taint-policy.yaml as it is, then sets its hold time
+ * (`spec.addAfterSeconds`) when one is given.
+ */
+export async function applyDefaultTaintPolicy(
+  federation: LocalFederation,
+  holdSeconds: number,
+): Promise<void> {
+  const cp = federation.controlPlane;
+  await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', DEFAULT_TAINT_POLICY_FILE));
+  if (holdSeconds > 0) {
+    const policies = new ResourceClient<ClusterTaintPolicy>(cp.kubeConfig(), clusterTaintPolicyKind);
+    await policies.mergePatch(DEFAULT_TAINT_POLICY_NAME, { spec: { addAfterSeconds: holdSeconds } });
+  }
+}
