@@ -18,6 +18,8 @@ import {
   type Work,
 } from '@kf/api';
 import { startControlPlane, type LocalCluster } from '@kf/testing';
+import { applicationFailoverController } from '../../src/controllers/application-failover/controller.ts';
+import { gracefulEvictionController } from '../../src/controllers/graceful-eviction/controller.ts';
 import { createWorkloadDeps, workloadControllers } from '../../src/workload/index.ts';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 
@@ -56,7 +58,17 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(memberNames: readonly string[]): Promise<Harness> {
+export interface HarnessOptions {
+  /** Also run application-failover and graceful-eviction (with this timeout). */
+  readonly failover?: { readonly gracefulEvictionTimeoutMs: number };
+  /** Gate StatefulFailoverInjection. */
+  readonly statefulFailoverInjection?: boolean;
+}
+
+export async function startHarness(
+  memberNames: readonly string[],
+  options: HarnessOptions = {},
+): Promise<Harness> {
   const cp = await startControlPlane();
   const kc = cp.kubeConfig();
   const namespaces = new ResourceClient(kc, NAMESPACES);
@@ -65,11 +77,30 @@ export async function startHarness(memberNames: readonly string[]): Promise<Harn
     component: 'workload-test',
     level: process.env['KF_TEST_LOG'] === '1' ? 'debug' : 'silent',
   });
-  const workload = createWorkloadDeps(kc, log);
+  const stateful = options.statefulFailoverInjection ?? false;
+  const workload = createWorkloadDeps(kc, log, { statefulFailoverInjection: stateful });
+  const { bindings, events } = workload.deps;
+  const failover =
+    options.failover === undefined
+      ? []
+      : [
+          applicationFailoverController({
+            bindings,
+            events,
+            gates: { gracefulEviction: true, statefulFailoverInjection: stateful },
+          }),
+          gracefulEvictionController({
+            bindings,
+            events,
+            timeoutMs: options.failover.gracefulEvictionTimeoutMs,
+          }),
+        ];
   const abort = new AbortController();
   const running = [
     ...workload.runnables.map((r) => r.start(abort.signal)),
-    ...workloadControllers(workload.deps).map((c) => runController(c, { log }, abort.signal)),
+    ...[...workloadControllers(workload.deps), ...failover].map((c) =>
+      runController(c, { log }, abort.signal),
+    ),
   ];
   return {
     cp,
@@ -169,4 +200,40 @@ export async function releaseDeletedWorks(h: Harness, bindingName: string): Prom
       .catch(() => undefined);
   }
   return mine.length;
+}
+
+/** What the agent reports for a Deployment Work: applied, with this reflected status and health. */
+export async function reportWork(
+  h: Harness,
+  work: { readonly cluster: string; readonly name: string; readonly deployment: string },
+  report: { readonly health: 'Healthy' | 'Unhealthy'; readonly status: Record<string, unknown> },
+): Promise<void> {
+  await h.works.patchStatus(`${executionNamespaceFor(work.cluster)}/${work.name}`, {
+    status: {
+      conditions: [
+        {
+          type: 'Applied',
+          status: 'True',
+          reason: 'AppliedSuccessful',
+          message: 'Manifest has been successfully applied',
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        },
+      ],
+      manifestStatuses: [
+        {
+          identifier: {
+            ordinal: 0,
+            group: 'apps',
+            version: 'v1',
+            kind: 'Deployment',
+            resource: '',
+            namespace: 'default',
+            name: work.deployment,
+          },
+          status: report.status,
+          health: report.health,
+        },
+      ],
+    },
+  });
 }

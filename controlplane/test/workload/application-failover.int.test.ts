@@ -1,0 +1,245 @@
+/**
+ * Application failover and state preservation against a real control plane: the workload
+ * pipeline, application-failover and graceful-eviction run in-process; the tests write Work status
+ * as the agent would (healthy, then unhealthy) and watch the workload move.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTime, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import { retryOnConflict } from '@kf/kube';
+import { workNameFor } from '../../src/workload/names.ts';
+import {
+  createReadyCluster,
+  deployment,
+  releaseDeletedWorks,
+  reportWork,
+  startHarness,
+  type Harness,
+} from './harness.ts';
+
+const POLL = { timeout: 60_000, interval: 200 };
+const TOLERATION_SECONDS = 5;
+const BLOCK_PREDECESSOR_SECONDS = 30;
+const JOB_LABEL = 'failover.example.com/job-id';
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness(['member1', 'member2'], {
+    failover: { gracefulEvictionTimeoutMs: 600_000 },
+    statefulFailoverInjection: true,
+  });
+  await createReadyCluster(h, 'member1');
+  await createReadyCluster(h, 'member2');
+});
+
+afterAll(async () => {
+  await (h as Harness | undefined)?.stop();
+});
+
+/** One copy on member1 or member2 (member1 first: equal scores go to the smaller name). */
+function singleClusterPolicy(
+  name: string,
+  failover: PropagationPolicy['spec']['failover'],
+): PropagationPolicy {
+  return {
+    metadata: { name, namespace: 'default' },
+    spec: {
+      resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }],
+      placement: {
+        clusterAffinity: { clusterNames: ['member1', 'member2'] },
+        spreadConstraints: [{ spreadByField: 'cluster', minGroups: 1, maxGroups: 1 }],
+        replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+      },
+      // Application failover requires it (admission): dependencies move with the workload.
+      propagateDeps: true,
+      ...(failover === undefined ? {} : { failover }),
+    },
+  };
+}
+
+const binding = (name: string): Promise<ResourceBinding> => h.bindings.get(`default/${name}-deployment`);
+const placedOn = async (name: string): Promise<string[]> =>
+  ((await binding(name)).spec.clusters ?? []).map((c) => c.name);
+const healthOn = async (name: string, cluster: string): Promise<string | undefined> =>
+  (await binding(name)).status?.aggregatedStatus?.find((i) => i.clusterName === cluster)?.health;
+
+/** Reports the Deployment healthy on `cluster`, and waits until the binding says so. */
+async function runHealthy(
+  name: string,
+  cluster: string,
+  status: Record<string, unknown> = {},
+): Promise<void> {
+  const work = { cluster, name: workNameFor('Deployment', name, 'default'), deployment: name };
+  await expect
+    .poll(async () => (await h.works.find(`karmada-es-${cluster}/${work.name}`)) !== undefined, POLL)
+    .toBe(true);
+  await reportWork(h, work, { health: 'Healthy', status: { replicas: 1, ...status } });
+  await expect.poll(() => healthOn(name, cluster), POLL).toBe('Healthy');
+}
+
+/** Reports the Deployment unhealthy on `cluster`; returns when the report was written. */
+async function breakOn(name: string, cluster: string, status: Record<string, unknown> = {}): Promise<number> {
+  const work = { cluster, name: workNameFor('Deployment', name, 'default'), deployment: name };
+  const atMs = Date.now();
+  await reportWork(h, work, { health: 'Unhealthy', status: { replicas: 1, ...status } });
+  return atMs;
+}
+
+/** Works of the Deployment, as `{ cluster: labels of its manifest }`. */
+async function workLabels(name: string): Promise<Record<string, Record<string, string>>> {
+  const { items } = await h.works.list();
+  const out: Record<string, Record<string, string>> = {};
+  for (const w of items) {
+    if (w.metadata.annotations?.['resourcebinding.karmada.io/name'] !== `${name}-deployment`) continue;
+    const m = w.spec.workload?.manifests?.[0] as
+      { metadata?: { labels?: Record<string, string> } } | undefined;
+    out[(w.metadata.namespace ?? '').replace('karmada-es-', '')] = m?.metadata?.labels ?? {};
+  }
+  return out;
+}
+
+/** The job id label of each Work's manifest (`-` when absent). */
+async function jobLabels(name: string): Promise<Record<string, string>> {
+  const labels = await workLabels(name);
+  return Object.fromEntries(Object.entries(labels).map(([c, l]) => [c, l[JOB_LABEL] ?? '-']));
+}
+
+describe('application failover', () => {
+  let evictedFromMember1AtMs = 0;
+
+  it('moves the workload after tolerationSeconds of unhealthiness, not before, and records the eviction', async () => {
+    await h.policies.create(
+      singleClusterPolicy('web', {
+        application: {
+          decisionConditions: { tolerationSeconds: TOLERATION_SECONDS },
+          purgeMode: 'Gracefully',
+          gracePeriodSeconds: 2,
+          blockPredecessorSeconds: BLOCK_PREDECESSOR_SECONDS,
+        },
+      }),
+    );
+    await h.deployments.create(deployment('web', 1));
+    await expect.poll(() => placedOn('web'), POLL).toEqual(['member1']);
+    await runHealthy('web', 'member1');
+
+    const brokenAtMs = await breakOn('web', 'member1');
+    await expect.poll(() => placedOn('web'), POLL).not.toContain('member1');
+    // The timer starts when the controller sees the report, never before it was written.
+    expect(Date.now() - brokenAtMs).toBeGreaterThanOrEqual(TOLERATION_SECONDS * 1000);
+
+    const b = await binding('web');
+    expect(b.spec.gracefulEvictionTasks).toMatchObject([
+      {
+        fromCluster: 'member1',
+        purgeMode: 'Gracefully',
+        gracePeriodSeconds: 2,
+        replicas: 1,
+        reason: 'ApplicationFailure',
+        producer: 'resource-binding-application-failover-controller',
+      },
+    ]);
+    expect(b.spec.evictionHistory).toMatchObject([{ clusterName: 'member1', reason: 'ApplicationFailure' }]);
+    evictedFromMember1AtMs = parseTime(b.spec.evictionHistory?.[0]?.creationTimestamp) ?? 0;
+    await expect.poll(() => placedOn('web'), POLL).toEqual(['member2']);
+    // Gracefully: the old copy stays while the task lasts (here until its 2 s grace period ends).
+    await expect
+      .poll(async () => Object.keys(await workLabels('web')).sort(), POLL)
+      .toEqual(['member1', 'member2']);
+    await expect.poll(async () => (await binding('web')).spec.gracefulEvictionTasks ?? [], POLL).toEqual([]);
+    await expect
+      .poll(async () => {
+        await releaseDeletedWorks(h, 'web-deployment');
+        return Object.keys(await workLabels('web'));
+      }, POLL)
+      .toEqual(['member2']);
+  });
+
+  it('keeps the workload off the cluster it left for blockPredecessorSeconds', async () => {
+    await runHealthy('web', 'member2');
+    await breakOn('web', 'member2');
+    await expect.poll(() => placedOn('web'), POLL).toEqual([]);
+    // member1 has no eviction task any more: only the eviction history keeps it out.
+    const tasks = (await binding('web')).spec.gracefulEvictionTasks ?? [];
+    expect(tasks.map((t) => t.fromCluster)).not.toContain('member1');
+    const scheduled = async (): Promise<string> => {
+      const c = (await binding('web')).status?.conditions?.find((x) => x.type === 'Scheduled');
+      return `${c?.status ?? ''}: ${c?.message ?? ''}`;
+    };
+    await expect.poll(scheduled, POLL).toMatch(/^False: .*blockPredecessorSeconds/);
+
+    await expect.poll(() => placedOn('web'), { ...POLL, timeout: 90_000 }).toEqual(['member1']);
+    expect(Date.now()).toBeGreaterThanOrEqual(evictedFromMember1AtMs + BLOCK_PREDECESSOR_SECONDS * 1000);
+  });
+});
+
+describe('state preservation', () => {
+  const rules = [{ aliasLabelName: JOB_LABEL, jsonPath: '{ .jobStatus.jobID }' }];
+
+  it('labels the new copy with the job id of the old one after an application failover (Directly)', async () => {
+    await h.policies.create(
+      singleClusterPolicy('flink', {
+        application: {
+          decisionConditions: { tolerationSeconds: 1 },
+          purgeMode: 'Directly',
+          statePreservation: { rules },
+        },
+      }),
+    );
+    await h.deployments.create(deployment('flink', 1));
+    await expect.poll(() => placedOn('flink'), POLL).toEqual(['member1']);
+    await runHealthy('flink', 'member1', { jobStatus: { jobID: 'job-42' } });
+    await breakOn('flink', 'member1', { jobStatus: { jobID: 'job-42' } });
+
+    await expect
+      .poll(async () => (await binding('flink')).spec.gracefulEvictionTasks?.[0], POLL)
+      .toMatchObject({
+        fromCluster: 'member1',
+        purgeMode: 'Directly',
+        preservedLabelState: { [JOB_LABEL]: 'job-42' },
+        clustersBeforeFailover: ['member1'],
+      });
+    await expect
+      .poll(async () => {
+        await releaseDeletedWorks(h, 'flink-deployment');
+        return jobLabels('flink');
+      }, POLL)
+      .toEqual({ member2: 'job-42' });
+    expect((await workLabels('flink'))['member2']?.['app']).toBe('flink');
+  });
+
+  it('labels the new copy after a cluster failover, capturing the state before the old Work goes', async () => {
+    await h.policies.create(
+      singleClusterPolicy('etl', { cluster: { purgeMode: 'Directly', statePreservation: { rules } } }),
+    );
+    await h.deployments.create(deployment('etl', 1));
+    await expect.poll(() => placedOn('etl'), POLL).toEqual(['member1']);
+    await runHealthy('etl', 'member1', { jobStatus: { jobID: 'etl-7' } });
+
+    // What the taint manager writes for an untolerated NoExecute taint with purgeMode Directly.
+    await retryOnConflict(async () => {
+      const b = await binding('etl');
+      await h.bindings.mergePatch('default/etl-deployment', {
+        metadata: { resourceVersion: b.metadata.resourceVersion },
+        spec: {
+          clusters: [],
+          gracefulEvictionTasks: [
+            {
+              fromCluster: 'member1',
+              purgeMode: 'Directly',
+              reason: 'TaintUntolerated',
+              producer: 'TaintManager',
+            },
+          ],
+        },
+      });
+    });
+    await expect
+      .poll(async () => (await binding('etl')).spec.gracefulEvictionTasks?.[0]?.preservedLabelState, POLL)
+      .toEqual({ [JOB_LABEL]: 'etl-7' });
+    await expect
+      .poll(async () => {
+        await releaseDeletedWorks(h, 'etl-deployment');
+        return jobLabels('etl');
+      }, POLL)
+      .toEqual({ member2: 'etl-7' });
+  });
+});
