@@ -27,6 +27,7 @@ import {
   DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
   type TaintEvictionPurgeMode,
 } from './controllers/taint-manager/purge-mode.ts';
+import type { ExplainConfig } from './workload/explain/run.ts';
 
 export const CONTROLPLANE_VERSION = '0.1.0';
 
@@ -468,8 +469,115 @@ function processFlags(cmd: Command): Command {
     );
 }
 
+/** Raw commander values of `explain`, before validation. */
+export interface ExplainOptions {
+  kubeconfig: string;
+  output: string;
+  featureGates: string;
+  failover: boolean;
+  enableTaintManager: boolean;
+  enableNoExecuteTaintEviction: boolean;
+  executeTaintEvictionPurgeMode: string;
+  gracefulEvictionTimeout: number;
+}
+
+/**
+ * Validates `explain`'s flags. They are `run`'s flags of the same names (and read the same
+ * environment variables), so that the verdicts match the running control plane's settings.
+ */
+export function toExplainConfig(
+  target: string,
+  o: ExplainOptions,
+  explicitlySet: (name: keyof ExplainOptions) => boolean,
+): ExplainConfig {
+  return collectProblems<ExplainConfig>((p) => {
+    const gates = resolveGates(p.parse('--feature-gates', o.featureGates, parseFeatureGates, {}), o.failover);
+    const purgeMode = o.executeTaintEvictionPurgeMode;
+    p.check(
+      purgeMode === purgeModes.gracefully || purgeMode === purgeModes.directly,
+      `--no-execute-taint-eviction-purge-mode must be Gracefully or Directly, got "${purgeMode}"`,
+    );
+    p.check(o.output === 'text' || o.output === 'json', `--output must be text or json, got "${o.output}"`);
+    return {
+      kubeconfig: o.kubeconfig,
+      target,
+      output: o.output === 'json' ? 'json' : 'text',
+      settings: {
+        failoverGate: gates.Failover,
+        gracefulEvictionGate: gates.GracefulEviction,
+        statefulFailoverInjectionGate: gates.StatefulFailoverInjection,
+        enableTaintManager: o.failover && !explicitlySet('enableTaintManager') ? true : o.enableTaintManager,
+        enableNoExecuteTaintEviction:
+          o.failover && !explicitlySet('enableNoExecuteTaintEviction')
+            ? true
+            : o.enableNoExecuteTaintEviction,
+        noExecuteTaintEvictionPurgeMode:
+          purgeMode === purgeModes.directly
+            ? purgeModes.directly
+            : DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
+        gracefulEvictionTimeoutMs: o.gracefulEvictionTimeout,
+      },
+    };
+  });
+}
+
+/** `explain <binding>`: where a binding runs and why (see workload/explain). */
+export function buildExplainCommand(explain: (config: ExplainConfig) => Promise<void>): Command {
+  const cmd = new Command('explain')
+    .description(
+      'Explains a ResourceBinding (namespace/name) or ClusterResourceBinding (name): where it runs, why ' +
+        'other clusters are rejected, eviction tasks and history, and what cluster and application ' +
+        'failover would do. Failover flags take the values of the running control plane (same flags and ' +
+        'environment variables as run).',
+    )
+    .argument(
+      '<binding>',
+      'namespace/name of a ResourceBinding or name of a ClusterResourceBinding (or of its template)',
+    )
+    .addOption(
+      flag('--kubeconfig <path>', 'kubeconfig of the Karmada control plane').default(
+        '',
+        '$KUBECONFIG, ~/.kube/config or in-cluster',
+      ),
+    )
+    .addOption(flag('-o, --output <format>', 'text or json').default('text'))
+    .addOption(
+      flag('--feature-gates <gates>', "the control plane's feature gates, e.g. Failover=true").default(''),
+    )
+    .addOption(boolFlag('--failover', 'the control plane runs with --failover', false))
+    .addOption(boolFlag('--enable-taint-manager', 'the control plane runs the taint manager', true))
+    .addOption(
+      boolFlag('--enable-no-execute-taint-eviction', 'the control plane evicts on NoExecute taints', false),
+    )
+    .addOption(
+      flag(
+        '--no-execute-taint-eviction-purge-mode <mode>',
+        "the control plane's taint eviction purge mode",
+      ).default(DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE),
+    )
+    .addOption(
+      durationFlag(
+        '--graceful-eviction-timeout <duration>',
+        "the control plane's graceful eviction timeout",
+        DEFAULTS.gracefulEvictionTimeoutMs,
+      ),
+    );
+  cmd.action(async (target: string, opts: ExplainOptions) => {
+    const explicit = (name: keyof ExplainOptions): boolean => {
+      const source = cmd.getOptionValueSource(name);
+      return source === 'cli' || source === 'env';
+    };
+    await explain(toExplainConfig(target, opts, explicit));
+  });
+  cmd.exitOverride();
+  return cmd;
+}
+
 /** The whole `controlplane` program; tests call `exitOverride()` and `parseAsync(argv, { from: 'user' })`. */
-export function buildControlPlaneCommand(run: (config: ControlPlaneConfig) => Promise<void>): Command {
+export function buildControlPlaneCommand(
+  run: (config: ControlPlaneConfig) => Promise<void>,
+  explain?: (config: ExplainConfig) => Promise<void>,
+): Command {
   const cmd = new Command('run').description(
     'Runs the control-plane controllers: cluster health, taints, taint-based eviction, graceful ' +
       'eviction and remedies.',
@@ -492,6 +600,7 @@ export function buildControlPlaneCommand(run: (config: ControlPlaneConfig) => Pr
     .version(CONTROLPLANE_VERSION)
     .showHelpAfterError()
     .addCommand(cmd);
+  if (explain !== undefined) program.addCommand(buildExplainCommand(explain));
   program.exitOverride();
   cmd.exitOverride();
   return program;

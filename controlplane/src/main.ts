@@ -6,8 +6,10 @@
  */
 import { CommanderError } from 'commander';
 import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
-import { createControlPlane } from './app.ts';
+import { loadKubeConfig } from '@kf/kube';
+import { createControlPlane, kubeconfigPath } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
+import { BindingNotFoundError, explain, type ExplainConfig } from './workload/explain/run.ts';
 
 const COMPONENT = 'controlplane';
 
@@ -25,7 +27,7 @@ async function main(argv: readonly string[]): Promise<number> {
     } finally {
       shutdown.unsubscribe();
     }
-  });
+  }, runExplain);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -34,6 +36,19 @@ async function main(argv: readonly string[]): Promise<number> {
     if (err instanceof ConfigError) console.error(err.message);
     else if (!(err instanceof CommanderError)) log.fatal({ err }, 'control plane failed');
     return code;
+  }
+}
+
+/** `explain`: prints the report on stdout; an unknown binding is a bad argument (exit 2). */
+async function runExplain(config: ExplainConfig): Promise<void> {
+  const path = kubeconfigPath(config.kubeconfig);
+  const kc = loadKubeConfig(path === '' ? {} : { path });
+  try {
+    const { explanation, text } = await explain(kc, config, Date.now());
+    process.stdout.write(config.output === 'json' ? `${JSON.stringify(explanation, null, 2)}\n` : text);
+  } catch (err: unknown) {
+    if (err instanceof BindingNotFoundError) throw new ConfigError([err.message]);
+    throw err;
   }
 }
 

@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest';
+import type { ResourceBinding } from '@kf/api';
+import { clusterObject } from '../../scheduler/test-builders.ts';
+import { explainBinding, type ExplainInput, type ExplainSettings } from './explain.ts';
+import { renderExplanation, span, table, when } from './render.ts';
+
+const NOW = Date.parse('2026-01-01T00:10:00Z');
+const settings: ExplainSettings = {
+  failoverGate: true,
+  gracefulEvictionGate: true,
+  statefulFailoverInjectionGate: false,
+  enableTaintManager: true,
+  enableNoExecuteTaintEviction: true,
+  noExecuteTaintEvictionPurgeMode: 'Gracefully',
+  gracefulEvictionTimeoutMs: 600_000,
+};
+const placement = {
+  clusterAffinity: { clusterNames: ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'] },
+  replicaScheduling: { replicaSchedulingType: 'Duplicated' as const },
+};
+
+/** On m2 (healthy) and m5 (unhealthy); evicted from m1 at 00:05 by application failover. */
+const binding: ResourceBinding = {
+  metadata: {
+    name: 'web-deployment',
+    namespace: 'default',
+    generation: 4,
+    annotations: { 'policy.karmada.io/applied-placement': JSON.stringify(placement) },
+  },
+  spec: {
+    resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+    replicas: 2,
+    placement,
+    clusters: [
+      { name: 'm2', replicas: 2 },
+      { name: 'm5', replicas: 2 },
+    ],
+    gracefulEvictionTasks: [
+      {
+        fromCluster: 'm1',
+        purgeMode: 'Gracefully',
+        replicas: 2,
+        reason: 'ApplicationFailure',
+        producer: 'resource-binding-application-failover-controller',
+        gracePeriodSeconds: 600,
+        creationTimestamp: '2026-01-01T00:05:00Z',
+        preservedLabelState: { 'example.com/job': 'j1' },
+      },
+    ],
+    evictionHistory: [
+      { clusterName: 'm1', creationTimestamp: '2026-01-01T00:05:00Z', reason: 'ApplicationFailure' },
+      { clusterName: 'm6', creationTimestamp: '2025-12-31T00:00:00Z', reason: 'ApplicationFailure' },
+    ],
+    failover: {
+      application: { decisionConditions: { tolerationSeconds: 60 }, blockPredecessorSeconds: 900 },
+    },
+  },
+  status: {
+    conditions: [
+      {
+        type: 'Scheduled',
+        status: 'True',
+        reason: 'Success',
+        message: 'Binding has been scheduled successfully.',
+        lastTransitionTime: '2026-01-01T00:05:01Z',
+      },
+    ],
+    aggregatedStatus: [
+      { clusterName: 'm1', applied: true, health: 'Unhealthy' },
+      { clusterName: 'm2', applied: true, health: 'Healthy' },
+      { clusterName: 'm5', applied: true, health: 'Unhealthy' },
+    ],
+  },
+};
+const input = (over: Partial<ExplainInput> = {}): ExplainInput => ({
+  binding,
+  clusterScoped: false,
+  clusters: [
+    clusterObject('m1'),
+    clusterObject('m2', {
+      taints: [
+        { key: 'cluster.karmada.io/not-ready', effect: 'NoExecute', timeAdded: '2026-01-01T00:09:00Z' },
+      ],
+    }),
+    clusterObject('m3', { apis: ['v1/ConfigMap'] }),
+    clusterObject('m4', { taints: [{ key: 'maintenance', effect: 'NoSchedule' }] }),
+    clusterObject('m5'),
+    clusterObject('m6'),
+    clusterObject('m7'),
+  ],
+  nowMs: NOW,
+  settings,
+  ...over,
+});
+
+describe('explainBinding', () => {
+  const e = explainBinding(input());
+
+  it('says where the binding runs, with health', () => {
+    expect(e).toMatchObject({
+      kind: 'ResourceBinding',
+      name: 'web-deployment',
+      namespace: 'default',
+      resource: 'Deployment default/web',
+      replicas: 2,
+      scheduled: { status: 'True', reason: 'Success' },
+    });
+    expect(e.placed).toEqual([
+      { cluster: 'm2', replicas: 2, health: 'Healthy', applied: true },
+      { cluster: 'm5', replicas: 2, health: 'Unhealthy', applied: true },
+    ]);
+  });
+
+  it('re-runs the scheduler filters for every other cluster', () => {
+    expect(e.clusters).toEqual([
+      {
+        cluster: 'm1',
+        verdict: 'rejected',
+        plugin: 'ClusterEviction',
+        reason: expect.stringMatching(/evict/i) as unknown,
+      },
+      { cluster: 'm2', verdict: 'placed' },
+      {
+        cluster: 'm3',
+        verdict: 'rejected',
+        plugin: 'APIEnablement',
+        reason: expect.stringMatching(/API/) as unknown,
+      },
+      {
+        cluster: 'm4',
+        verdict: 'rejected',
+        plugin: 'TaintToleration',
+        reason: expect.stringMatching(/taint/i) as unknown,
+      },
+      { cluster: 'm5', verdict: 'placed' },
+      { cluster: 'm6', verdict: 'fits' },
+      {
+        cluster: 'm7',
+        verdict: 'rejected',
+        plugin: 'ClusterAffinity',
+        reason: expect.stringMatching(/affinity/i) as unknown,
+      },
+    ]);
+  });
+
+  it('reports eviction tasks with their deadline and preserved state', () => {
+    expect(e.tasks).toEqual([
+      {
+        fromCluster: 'm1',
+        purgeMode: 'Gracefully',
+        replicas: 2,
+        reason: 'ApplicationFailure',
+        producer: 'resource-binding-application-failover-controller',
+        createdAtMs: Date.parse('2026-01-01T00:05:00Z'),
+        endsAtMs: Date.parse('2026-01-01T00:15:00Z'),
+        ends: 'when healthy on every placed cluster, or at the deadline',
+        preservedLabelState: { 'example.com/job': 'j1' },
+      },
+    ]);
+  });
+
+  it('reports the eviction history with blockPredecessorSeconds', () => {
+    expect(e.history).toEqual([
+      {
+        cluster: 'm1',
+        evictedAtMs: Date.parse('2026-01-01T00:05:00Z'),
+        blockedUntilMs: Date.parse('2026-01-01T00:20:00Z'),
+        active: true,
+        reason: 'ApplicationFailure',
+      },
+      {
+        cluster: 'm6',
+        evictedAtMs: Date.parse('2025-12-31T00:00:00Z'),
+        blockedUntilMs: Date.parse('2025-12-31T00:15:00Z'),
+        active: false,
+        reason: 'ApplicationFailure',
+      },
+    ]);
+  });
+
+  it('judges cluster failover from taints against the applied tolerations', () => {
+    expect(e.clusterFailover).toEqual({
+      active: true,
+      off: [],
+      settings: ['purge mode Gracefully (--no-execute-taint-eviction-purge-mode)'],
+      clusters: [
+        {
+          cluster: 'm2',
+          verdict: 'due for eviction: cluster.karmada.io/not-ready:NoExecute is not tolerated',
+        },
+        { cluster: 'm5', verdict: 'stays: no NoExecute taint' },
+      ],
+    });
+  });
+
+  it('judges application failover from health', () => {
+    expect(e.applicationFailover).toMatchObject({
+      active: true,
+      off: [],
+      settings: [
+        'tolerationSeconds 60',
+        'purge mode Gracefully, gracePeriodSeconds 600',
+        'blockPredecessorSeconds 900',
+      ],
+      clusters: [
+        { cluster: 'm2', verdict: 'stays: Healthy' },
+        {
+          cluster: 'm5',
+          verdict: expect.stringMatching(/^Unhealthy: moved once it has been unhealthy for 60s/) as unknown,
+        },
+      ],
+    });
+  });
+
+  it.each<[string, Partial<ExplainSettings>, readonly string[]]>([
+    ['the Failover gate', { failoverGate: false }, ['feature gate Failover is off']],
+    [
+      'NoExecute eviction',
+      { enableNoExecuteTaintEviction: false },
+      ['--enable-no-execute-taint-eviction=false'],
+    ],
+    ['the taint manager', { enableTaintManager: false }, ['--enable-taint-manager=false']],
+  ])('says cluster failover is off without %s', (_name, over, off) => {
+    const f = explainBinding(input({ settings: { ...settings, ...over } })).clusterFailover;
+    expect(f).toMatchObject({ active: false, off });
+  });
+
+  it('says application failover is off without the policy or, for Gracefully, the GracefulEviction gate', () => {
+    const without = { ...binding, spec: { ...binding.spec, failover: {} } };
+    expect(explainBinding(input({ binding: without })).applicationFailover).toEqual({
+      active: false,
+      off: ['spec.failover.application is not set'],
+      settings: [],
+      clusters: [],
+    });
+    const gate = explainBinding(input({ settings: { ...settings, gracefulEvictionGate: false } }));
+    expect(gate.applicationFailover.off).toEqual([
+      'feature gate GracefulEviction is off (needed by purgeMode Gracefully)',
+    ]);
+  });
+
+  it('renders every section as text', () => {
+    const text = renderExplanation(e, NOW);
+    expect(text).toContain('ResourceBinding default/web-deployment (Deployment default/web, 2 replica(s))');
+    expect(text).toMatch(/Runs on:\n {2}CLUSTER +REPLICAS +HEALTH +APPLIED\n {2}m2 +2 +Healthy +true/);
+    expect(text).toMatch(/m4 +rejected +TaintToleration/);
+    expect(text).toContain('preserved from m1: example.com/job=j1');
+    expect(text).toContain('blocked until 2026-01-01T00:20:00Z (in 10m)');
+    expect(text).toContain('Cluster failover: active');
+    expect(text).toContain('  m5: Unhealthy: moved once');
+  });
+});
+
+describe('render helpers', () => {
+  it('aligns table columns', () => {
+    expect(table(['A', 'BB'], [['long', 'x']])).toEqual(['A     BB', 'long  x']);
+  });
+  it.each([
+    [5_000, '5s'],
+    [90_000, '1m30s'],
+    [600_000, '10m'],
+    [7_500_000, '2h5m'],
+  ])('span(%d) = %s', (ms, text) => {
+    expect(span(ms)).toBe(text);
+  });
+  it('says when, relative to now', () => {
+    expect(when(NOW + 30_000, NOW)).toBe('2026-01-01T00:10:30Z (in 30s)');
+    expect(when(NOW - 120_000, NOW)).toBe('2026-01-01T00:08:00Z (2m ago)');
+    expect(when(undefined, NOW)).toBe('-');
+    expect(when(Number.POSITIVE_INFINITY, NOW)).toBe('never');
+  });
+});

@@ -1,0 +1,358 @@
+/**
+ * Why a binding runs where it runs, from what the API holds now: its placement and per-cluster
+ * health, the scheduler's verdict on every other cluster (the pure filters re-run on the current
+ * Clusters), graceful eviction tasks and eviction history with their deadlines, and what cluster
+ * failover (NoExecute taints against the applied tolerations, gates and flags) and application
+ * failover (health against the policy, gates) would do next. Pure: data and `nowMs` in, a report out.
+ */
+import {
+  parseTime,
+  purgeModes,
+  resourceHealths,
+  taintEffects,
+  type ApplicationFailoverBehavior,
+  type Cluster,
+  type GracefulEvictionTask,
+  type ResourceBinding,
+  type ResourceHealth,
+  type Taint,
+} from '@kf/api';
+import { readAppliedTolerations } from '../../controllers/taint-manager/applied-placement.ts';
+import { judgeEviction } from '../../controllers/taint-manager/eviction.ts';
+import { decidePurgeMode, type TaintEvictionPurgeMode } from '../../controllers/taint-manager/purge-mode.ts';
+import {
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  DEFAULT_TOLERATION_SECONDS,
+} from '../../controllers/application-failover/failover-plan.ts';
+import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.ts';
+import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { filterClusters, type Attempt } from '../../scheduler/framework.ts';
+import { defaultPlugins } from '../../scheduler/plugins/registry.ts';
+
+/** The controller-manager settings that decide whether failover acts (same flags as `run`). */
+export interface ExplainSettings {
+  readonly failoverGate: boolean;
+  readonly gracefulEvictionGate: boolean;
+  readonly statefulFailoverInjectionGate: boolean;
+  readonly enableTaintManager: boolean;
+  readonly enableNoExecuteTaintEviction: boolean;
+  readonly noExecuteTaintEvictionPurgeMode: TaintEvictionPurgeMode;
+  readonly gracefulEvictionTimeoutMs: number;
+}
+
+export interface ExplainInput {
+  readonly binding: ResourceBinding;
+  readonly clusterScoped: boolean;
+  readonly clusters: readonly Cluster[];
+  readonly nowMs: number;
+  readonly settings: ExplainSettings;
+}
+
+export interface PlacedCluster {
+  readonly cluster: string;
+  readonly replicas: number | undefined;
+  readonly health: ResourceHealth;
+  readonly applied: boolean | undefined;
+}
+
+export interface ClusterVerdict {
+  readonly cluster: string;
+  /** `placed`: in spec.clusters; `fits`: every filter passes; `rejected`; `deleting`: skipped. */
+  readonly verdict: 'placed' | 'fits' | 'rejected' | 'deleting';
+  readonly plugin?: string;
+  readonly reason?: string;
+}
+
+export interface TaskReport {
+  readonly fromCluster: string;
+  readonly purgeMode: string;
+  readonly replicas: number | undefined;
+  readonly reason: string;
+  readonly producer: string;
+  readonly createdAtMs: number | undefined;
+  /** When the task ends at the latest (undefined: only when a person confirms). */
+  readonly endsAtMs: number | undefined;
+  /** How it ends, in words. */
+  readonly ends: string;
+  readonly preservedLabelState: Readonly<Record<string, string>> | undefined;
+}
+
+export interface HistoryReport {
+  readonly cluster: string;
+  readonly evictedAtMs: number | undefined;
+  /** Infinity: for good. */
+  readonly blockedUntilMs: number;
+  readonly active: boolean;
+  readonly reason: string | undefined;
+}
+
+export interface FailoverLine {
+  readonly cluster: string;
+  readonly verdict: string;
+}
+
+export interface FailoverReport {
+  /** Whether the failover path acts at all; `off` lists why not. */
+  readonly active: boolean;
+  readonly off: readonly string[];
+  /** The settings that apply, in words. */
+  readonly settings: readonly string[];
+  readonly clusters: readonly FailoverLine[];
+}
+
+export interface Explanation {
+  readonly kind: 'ResourceBinding' | 'ClusterResourceBinding';
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly resource: string;
+  readonly replicas: number;
+  readonly scheduled:
+    { readonly status: string; readonly reason: string; readonly message: string } | undefined;
+  readonly placed: readonly PlacedCluster[];
+  readonly clusters: readonly ClusterVerdict[];
+  readonly tasks: readonly TaskReport[];
+  readonly history: readonly HistoryReport[];
+  readonly clusterFailover: FailoverReport;
+  readonly applicationFailover: FailoverReport;
+}
+
+export function explainBinding(input: ExplainInput): Explanation {
+  const b = input.binding;
+  const r = b.spec.resource;
+  const scheduled = b.status?.conditions?.find((c) => c.type === 'Scheduled');
+  return {
+    kind: input.clusterScoped ? 'ClusterResourceBinding' : 'ResourceBinding',
+    name: b.metadata.name ?? '',
+    namespace: b.metadata.namespace,
+    resource: `${r.kind} ${r.namespace === undefined ? '' : `${r.namespace}/`}${r.name}`,
+    replicas: b.spec.replicas ?? 0,
+    scheduled:
+      scheduled === undefined
+        ? undefined
+        : { status: scheduled.status, reason: scheduled.reason, message: scheduled.message },
+    placed: placedClusters(b),
+    clusters: clusterVerdicts(input),
+    tasks: (b.spec.gracefulEvictionTasks ?? []).map((t) => taskReport(t, input.settings)),
+    history: historyReport(b, input.nowMs),
+    clusterFailover: clusterFailover(input),
+    applicationFailover: applicationFailover(input),
+  };
+}
+
+function healthOf(b: ResourceBinding, cluster: string): ResourceHealth {
+  return (
+    b.status?.aggregatedStatus?.find((i) => i.clusterName === cluster)?.health ?? resourceHealths.unknown
+  );
+}
+
+function placedClusters(b: ResourceBinding): PlacedCluster[] {
+  return (b.spec.clusters ?? []).map((c) => ({
+    cluster: c.name,
+    replicas: c.replicas,
+    health: healthOf(b, c.name),
+    applied: b.status?.aggregatedStatus?.find((i) => i.clusterName === c.name)?.applied,
+  }));
+}
+
+/** Every Cluster: placed, or what the scheduler's filters say about it now. */
+function clusterVerdicts(input: ExplainInput): ClusterVerdict[] {
+  const view = toBindingView(input.binding);
+  const names = [...input.clusters].map((c) => c.metadata.name ?? '').sort();
+  if (view.placement === undefined) {
+    return names.map((cluster) => ({ cluster, verdict: 'rejected', reason: 'the binding has no placement' }));
+  }
+  const terms = view.placement.affinityTerms;
+  const term = terms.find((t) => t.name === view.observedAffinityName) ?? terms[0];
+  const attempt: Attempt = {
+    binding: view,
+    placement: view.placement,
+    term:
+      term === undefined
+        ? { name: '', affinity: view.placement.affinity, overflow: [] }
+        : { name: term.name, affinity: term.affinity, overflow: term.overflow },
+    nowMs: input.nowMs,
+  };
+  const views = input.clusters.map(toClusterView);
+  const { feasible, rejected } = filterClusters(attempt, views, defaultPlugins);
+  const fit = new Set(feasible.map((f) => f.cluster.name));
+  return names.map((cluster): ClusterVerdict => {
+    if (view.assigned.has(cluster)) return { cluster, verdict: 'placed' };
+    if (fit.has(cluster)) return { cluster, verdict: 'fits' };
+    const miss = rejected.find((x) => x.cluster === cluster);
+    if (miss === undefined) return { cluster, verdict: 'deleting' };
+    return { cluster, verdict: 'rejected', plugin: miss.plugin, reason: miss.reason };
+  });
+}
+
+function taskReport(t: GracefulEvictionTask, s: ExplainSettings): TaskReport {
+  const createdAtMs = parseTime(t.creationTimestamp);
+  const timeoutMs =
+    t.gracePeriodSeconds === undefined ? s.gracefulEvictionTimeoutMs : t.gracePeriodSeconds * 1000;
+  const waitsForPerson = t.suppressDeletion === true || t.purgeMode === purgeModes.never;
+  let ends: string;
+  if (t.suppressDeletion === false) ends = 'deletion confirmed: removed at the next pass';
+  else if (waitsForPerson) ends = 'kept until someone sets suppressDeletion: false';
+  else if (createdAtMs === undefined) ends = 'not stamped yet by graceful-eviction';
+  else ends = 'when healthy on every placed cluster, or at the deadline';
+  return {
+    fromCluster: t.fromCluster,
+    purgeMode: t.purgeMode ?? purgeModes.gracefully,
+    replicas: t.replicas,
+    reason: t.reason,
+    producer: t.producer,
+    createdAtMs,
+    endsAtMs: waitsForPerson || createdAtMs === undefined ? undefined : createdAtMs + timeoutMs,
+    ends,
+    preservedLabelState: t.preservedLabelState,
+  };
+}
+
+function historyReport(b: ResourceBinding, nowMs: number): HistoryReport[] {
+  const blockMs = blockPredecessorMs(b.spec.failover?.application);
+  return (b.spec.evictionHistory ?? []).map((e) => {
+    const evictedAtMs = parseTime(e.creationTimestamp);
+    const blockedUntilMs = evictedAtMs === undefined ? 0 : evictedAtMs + blockMs;
+    return {
+      cluster: e.clusterName,
+      evictedAtMs,
+      blockedUntilMs,
+      active: nowMs < blockedUntilMs,
+      reason: e.reason,
+    };
+  });
+}
+
+function describeTaints(taints: readonly Taint[]): string {
+  return taints.map((t) => `${t.key}${t.value === undefined ? '' : `=${t.value}`}:${t.effect}`).join(', ');
+}
+
+function clusterFailover(input: ExplainInput): FailoverReport {
+  const b = input.binding;
+  const applied = readAppliedTolerations(b.metadata.annotations);
+  const byName = new Map(input.clusters.map((c) => [c.metadata.name ?? '', c]));
+  const clusters = (b.spec.clusters ?? []).map(({ name }): FailoverLine => {
+    const taints = byName.get(name)?.spec.taints ?? [];
+    const noSchedule = taints.filter((t) => t.effect === taintEffects.noSchedule);
+    const note =
+      noSchedule.length === 0 ? '' : ` (NoSchedule ${describeTaints(noSchedule)}: no new placement there)`;
+    return { cluster: name, verdict: taintVerdict(input, name, taints, applied) + note };
+  });
+  const off = clusterFailoverOff(input.settings);
+  return { active: off.length === 0, off, settings: clusterFailoverSettings(b, input.settings), clusters };
+}
+
+function clusterFailoverOff(s: ExplainSettings): string[] {
+  return [
+    ...(s.failoverGate ? [] : ['feature gate Failover is off']),
+    ...(s.enableTaintManager ? [] : ['--enable-taint-manager=false']),
+    ...(s.enableNoExecuteTaintEviction ? [] : ['--enable-no-execute-taint-eviction=false']),
+  ];
+}
+
+function clusterFailoverSettings(b: ResourceBinding, s: ExplainSettings): string[] {
+  const own = b.spec.failover?.cluster;
+  const purgeMode = decidePurgeMode(own, s.noExecuteTaintEvictionPurgeMode);
+  const source =
+    own?.purgeMode === undefined ? '--no-execute-taint-eviction-purge-mode' : 'spec.failover.cluster';
+  const rules = own?.statePreservation?.rules ?? [];
+  return [
+    `purge mode ${purgeMode} (${source})`,
+    ...(rules.length === 0 ? [] : [statePreservationLine(rules.length, s)]),
+  ];
+}
+
+function taintVerdict(
+  input: ExplainInput,
+  cluster: string,
+  taints: readonly Taint[],
+  applied: ReturnType<typeof readAppliedTolerations>,
+): string {
+  if (!taints.some((t) => t.effect === taintEffects.noExecute)) return 'stays: no NoExecute taint';
+  if (!applied.ok) return `not judged: ${applied.problem}`;
+  const b = input.binding;
+  const v = judgeEviction({
+    clusterName: cluster,
+    boundClusters: b.spec.clusters,
+    taints,
+    tolerations: applied.tolerations,
+    nowMs: input.nowMs,
+  });
+  switch (v.kind) {
+    case 'keep':
+      return 'stays: its NoExecute taints are tolerated without a time limit';
+    case 'evictAt':
+      return `tolerated until ${new Date(v.atMs).toISOString()} (taint ${describeTaints([v.taint])}), then evicted`;
+    case 'evictNow':
+      return v.untolerated.length === 0
+        ? 'due for eviction: the toleration of its NoExecute taint ran out'
+        : `due for eviction: ${describeTaints(v.untolerated)} is not tolerated`;
+  }
+}
+
+function statePreservationLine(rules: number, s: ExplainSettings): string {
+  const gate = s.statefulFailoverInjectionGate ? 'on' : 'off: nothing is captured or injected';
+  return `state preservation: ${String(rules)} rule(s), gate StatefulFailoverInjection ${gate}`;
+}
+
+function applicationFailover(input: ExplainInput): FailoverReport {
+  const b = input.binding;
+  const app = b.spec.failover?.application;
+  if (app === undefined) {
+    return { active: false, off: ['spec.failover.application is not set'], settings: [], clusters: [] };
+  }
+  const rules = app.statePreservation?.rules ?? [];
+  const settings = [
+    ...applicationSettings(app),
+    ...(rules.length === 0 ? [] : [statePreservationLine(rules.length, input.settings)]),
+  ];
+  const evicting = new Set((b.spec.gracefulEvictionTasks ?? []).map((t) => t.fromCluster));
+  const tolerationSeconds = app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS;
+  const clusters = (b.spec.clusters ?? []).map(({ name }): FailoverLine => {
+    if (evicting.has(name)) return { cluster: name, verdict: 'already being evicted (eviction task)' };
+    return { cluster: name, verdict: healthVerdict(healthOf(b, name), tolerationSeconds) };
+  });
+  const off = applicationFailoverOff(b, app, input.settings);
+  return { active: off.length === 0, off, settings, clusters };
+}
+
+function applicationFailoverOff(
+  b: ResourceBinding,
+  app: ApplicationFailoverBehavior,
+  s: ExplainSettings,
+): string[] {
+  const gracefully = (app.purgeMode ?? purgeModes.gracefully) === purgeModes.gracefully;
+  return [
+    ...(gracefully && !s.gracefulEvictionGate
+      ? ['feature gate GracefulEviction is off (needed by purgeMode Gracefully)']
+      : []),
+    ...((b.status?.aggregatedStatus ?? []).length === 0 ? ['no status collected from any cluster yet'] : []),
+  ];
+}
+
+function applicationSettings(app: ApplicationFailoverBehavior): string[] {
+  const purgeMode = app.purgeMode ?? purgeModes.gracefully;
+  const toleration = app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS;
+  const block = blockPredecessorMs(app);
+  return [
+    `tolerationSeconds ${String(toleration)}`,
+    `purge mode ${purgeMode}` +
+      (purgeMode === purgeModes.gracefully
+        ? `, gracePeriodSeconds ${String(app.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS)}`
+        : ''),
+    `blockPredecessorSeconds ${Number.isFinite(block) ? String(block / 1000) : '0 (blocks for good)'}`,
+  ];
+}
+
+function healthVerdict(health: ResourceHealth, tolerationSeconds: number): string {
+  switch (health) {
+    case resourceHealths.healthy:
+      return 'stays: Healthy';
+    case resourceHealths.unknown:
+      return 'stays: health Unknown (not timed)';
+    case resourceHealths.unhealthy:
+      return (
+        `Unhealthy: moved once it has been unhealthy for ${String(tolerationSeconds)}s after having been ` +
+        'Healthy there (the timer lives in the controller and restarts with it)'
+      );
+  }
+}

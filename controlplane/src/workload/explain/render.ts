@@ -1,0 +1,102 @@
+/** Renders an {@link Explanation} as text: one section per question, aligned tables, times in UTC. */
+import type { Explanation, FailoverReport } from './explain.ts';
+
+/** Columns padded to their widest cell, two spaces apart. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  return all.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** `2026-01-01T00:00:00Z (in 1m30s)` / `(2m ago)`. */
+export function when(atMs: number | undefined, nowMs: number): string {
+  if (atMs === undefined) return '-';
+  if (!Number.isFinite(atMs)) return 'never';
+  const at = new Date(atMs).toISOString().replace(/\.\d+Z$/, 'Z');
+  const d = atMs - nowMs;
+  return `${at} (${d >= 0 ? `in ${span(d)}` : `${span(-d)} ago`})`;
+}
+
+/** `45s`, `1m30s`, `2h5m`. */
+export function span(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${String(s)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${String(m)}m${s % 60 === 0 ? '' : `${String(s % 60)}s`}`;
+  const h = Math.floor(m / 60);
+  return `${String(h)}h${m % 60 === 0 ? '' : `${String(m % 60)}m`}`;
+}
+
+const dash = (v: string | number | boolean | undefined): string => (v === undefined ? '-' : String(v));
+
+export function renderExplanation(e: Explanation, nowMs: number): string {
+  const title = `${e.kind} ${e.namespace === undefined ? '' : `${e.namespace}/`}${e.name}`;
+  const lines = [`${title} (${e.resource}, ${String(e.replicas)} replica(s))`];
+  if (e.scheduled !== undefined) {
+    lines.push(`Scheduled: ${e.scheduled.status} (${e.scheduled.reason}) ${e.scheduled.message}`.trimEnd());
+  }
+  lines.push('', 'Runs on:');
+  if (e.placed.length === 0) lines.push('  (no cluster)');
+  else {
+    const rows = e.placed.map((p) => [p.cluster, dash(p.replicas), p.health, dash(p.applied)]);
+    lines.push(...indent(table(['CLUSTER', 'REPLICAS', 'HEALTH', 'APPLIED'], rows)));
+  }
+  const others = e.clusters.filter((c) => c.verdict !== 'placed');
+  lines.push('', 'Other clusters (scheduler filters now):');
+  if (others.length === 0) lines.push('  (none)');
+  else {
+    const rows = others.map((c) => [c.cluster, c.verdict, dash(c.plugin), c.reason ?? '']);
+    lines.push(...indent(table(['CLUSTER', 'VERDICT', 'FILTER', 'REASON'], rows)));
+  }
+  lines.push('', 'Graceful eviction tasks:');
+  if (e.tasks.length === 0) lines.push('  (none)');
+  else {
+    const rows = e.tasks.map((t) => [
+      t.fromCluster,
+      t.purgeMode,
+      dash(t.replicas),
+      t.reason,
+      t.producer,
+      when(t.createdAtMs, nowMs),
+      `${when(t.endsAtMs, nowMs)}: ${t.ends}`,
+    ]);
+    const header = ['FROM', 'PURGE', 'REPLICAS', 'REASON', 'PRODUCER', 'CREATED', 'ENDS'];
+    lines.push(...indent(table(header, rows)));
+    for (const t of e.tasks) {
+      if (t.preservedLabelState === undefined) continue;
+      const labels = Object.entries(t.preservedLabelState).map(([k, v]) => `${k}=${v}`);
+      lines.push(`  preserved from ${t.fromCluster}: ${labels.join(', ')}`);
+    }
+  }
+  lines.push('', 'Eviction history:');
+  if (e.history.length === 0) lines.push('  (none)');
+  else {
+    const rows = e.history.map((h) => [
+      h.cluster,
+      when(h.evictedAtMs, nowMs),
+      h.active ? `blocked until ${when(h.blockedUntilMs, nowMs)}` : 'no longer blocked',
+      dash(h.reason),
+    ]);
+    lines.push(...indent(table(['CLUSTER', 'EVICTED', 'SCHEDULING', 'REASON'], rows)));
+  }
+  lines.push('', ...failoverSection('Cluster failover', e.clusterFailover));
+  lines.push('', ...failoverSection('Application failover', e.applicationFailover));
+  return `${lines.join('\n')}\n`;
+}
+
+function failoverSection(title: string, f: FailoverReport): string[] {
+  const state = f.active ? 'active' : `inactive: ${f.off.join('; ')}`;
+  const lines = [`${title}: ${state}`];
+  for (const s of f.settings) lines.push(`  ${s}`);
+  for (const c of f.clusters) lines.push(`  ${c.cluster}: ${c.verdict}`);
+  return lines;
+}
+
+function indent(lines: readonly string[]): string[] {
+  return lines.map((l) => `  ${l}`);
+}
