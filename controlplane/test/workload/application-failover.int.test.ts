@@ -3,9 +3,13 @@
  * pipeline, application-failover and graceful-eviction run in-process; the tests write Work status
  * as the agent would (healthy, then unhealthy) and watch the workload move.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTime, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import { retryOnConflict } from '@kf/kube';
+import type { Explanation } from '../../src/workload/explain/explain.ts';
 import { workNameFor } from '../../src/workload/names.ts';
 import {
   createReadyCluster,
@@ -17,6 +21,8 @@ import {
 } from './harness.ts';
 
 const POLL = { timeout: 60_000, interval: 200 };
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const run = promisify(execFile);
 const TOLERATION_SECONDS = 5;
 const BLOCK_PREDECESSOR_SECONDS = 30;
 const JOB_LABEL = 'failover.example.com/job-id';
@@ -168,6 +174,41 @@ describe('application failover', () => {
 
     await expect.poll(() => placedOn('web'), { ...POLL, timeout: 90_000 }).toEqual(['member1']);
     expect(Date.now()).toBeGreaterThanOrEqual(evictedFromMember1AtMs + BLOCK_PREDECESSOR_SECONDS * 1000);
+  });
+});
+
+describe('explain', () => {
+  /** The control plane's CLI, as an operator runs it against this API server. */
+  const explainCli = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>
+    run(process.execPath, [MAIN, 'explain', ...args, '--kubeconfig', h.cp.kubeconfigPath], {
+      env: { ...process.env, KF_FEATURE_GATES: 'Failover=true' },
+    });
+
+  it('prints where the binding runs, why the other cluster is out, and the failover verdicts', async () => {
+    const { stdout } = await explainCli('default/web');
+    expect(stdout).toContain('ResourceBinding default/web-deployment (Deployment default/web, 1 replica(s))');
+    expect(stdout).toMatch(/Runs on:\n +CLUSTER +REPLICAS +HEALTH +APPLIED\n +member1 +1 /);
+    expect(stdout).toMatch(/Eviction history:\n +CLUSTER .*\n +member1 .*\n +member2 /);
+    expect(stdout).toContain('Cluster failover: inactive: --enable-no-execute-taint-eviction=false');
+    expect(stdout).toContain('Application failover: active');
+    expect(stdout).toContain('  tolerationSeconds 5');
+
+    const json = JSON.parse((await explainCli('default/web-deployment', '-o', 'json')).stdout) as Explanation;
+    expect(json.placed.map((p) => p.cluster)).toEqual(['member1']);
+    // member2 stays out exactly as long as its eviction blocks it.
+    const member2 = json.clusters.find((c) => c.cluster === 'member2');
+    const blocked = json.history.find((e) => e.cluster === 'member2')?.active;
+    expect(member2).toMatchObject(
+      blocked === true ? { verdict: 'rejected', plugin: 'EvictionHistory' } : { verdict: 'fits' },
+    );
+  });
+
+  it('exits 2 for a binding that does not exist', async () => {
+    const err = await explainCli('default/nothing').catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no ResourceBinding default/nothing') as unknown,
+    });
   });
 });
 
