@@ -580,7 +580,7 @@ export function buildControlPlaneCommand(
 ): Command {
   const cmd = new Command('run').description(
     'Runs the control-plane controllers: cluster health, taints, taint-based eviction, graceful ' +
-      'eviction and remedies.',
+      'eviction, remedies, the workload pipeline and application failover.',
   );
   cmd.addOption(
     flag('--kubeconfig <path>', 'kubeconfig of the Karmada control plane').default(
