@@ -192,6 +192,7 @@ describe('explain', () => {
     expect(stdout).toContain('Cluster failover: inactive: --enable-no-execute-taint-eviction=false');
     expect(stdout).toContain('Application failover: active');
     expect(stdout).toContain('  tolerationSeconds 5');
+    expect(stdout).toMatch(/Recent events:\n[\s\S]*EvictionStarted +1 +Evicting from cluster member2/);
 
     const json = JSON.parse((await explainCli('default/web-deployment', '-o', 'json')).stdout) as Explanation;
     expect(json.placed.map((p) => p.cluster)).toEqual(['member1']);

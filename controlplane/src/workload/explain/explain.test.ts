@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceBinding } from '@kf/api';
+import type { CoreEvent } from '@kf/kube';
 import { clusterObject } from '../../scheduler/test-builders.ts';
 import { explainBinding, type ExplainInput, type ExplainSettings } from './explain.ts';
 import { renderExplanation, span, table, when } from './render.ts';
@@ -90,8 +91,35 @@ const input = (over: Partial<ExplainInput> = {}): ExplainInput => ({
   ],
   nowMs: NOW,
   settings,
+  events: [
+    event('EvictionStarted', '2026-01-01T00:05:00Z', 'Evicting from cluster m1 (purge mode Gracefully)'),
+    event('ScheduleBindingSucceed', '2026-01-01T00:05:01Z', 'Binding has been scheduled successfully.'),
+    {
+      ...event('SyncWorkSucceed', '2026-01-01T00:06:00Z', 'other'),
+      involvedObject: { kind: 'Deployment', name: 'web-deployment' },
+    },
+    {
+      ...event('SyncWorkSucceed', '2026-01-01T00:07:00Z', 'other'),
+      involvedObject: { kind: 'ResourceBinding', name: 'api' },
+    },
+  ],
   ...over,
 });
+
+function event(reason: string, at: string, message: string): CoreEvent {
+  return {
+    involvedObject: {
+      apiVersion: 'work.karmada.io/v1alpha2',
+      kind: 'ResourceBinding',
+      namespace: 'default',
+      name: 'web-deployment',
+    },
+    reason,
+    message,
+    type: 'Normal',
+    lastTimestamp: at,
+  };
+}
 
 describe('explainBinding', () => {
   const e = explainBinding(input());
@@ -239,6 +267,25 @@ describe('explainBinding', () => {
     ]);
   });
 
+  it('keeps the binding own events, newest first', () => {
+    expect(e.events).toEqual([
+      {
+        atMs: Date.parse('2026-01-01T00:05:01Z'),
+        type: 'Normal',
+        reason: 'ScheduleBindingSucceed',
+        message: 'Binding has been scheduled successfully.',
+        count: 1,
+      },
+      {
+        atMs: Date.parse('2026-01-01T00:05:00Z'),
+        type: 'Normal',
+        reason: 'EvictionStarted',
+        message: 'Evicting from cluster m1 (purge mode Gracefully)',
+        count: 1,
+      },
+    ]);
+  });
+
   it('renders every section as text', () => {
     const text = renderExplanation(e, NOW);
     expect(text).toContain('ResourceBinding default/web-deployment (Deployment default/web, 2 replica(s))');
@@ -248,6 +295,9 @@ describe('explainBinding', () => {
     expect(text).toContain('blocked until 2026-01-01T00:20:00Z (in 10m)');
     expect(text).toContain('Cluster failover: active');
     expect(text).toContain('  m5: Unhealthy: moved once');
+    expect(text).toMatch(
+      /Recent events:\n +LAST SEEN .*\n +2026-01-01T00:05:01Z \(4m59s ago\) +Normal +ScheduleBindingSucceed/,
+    );
   });
 });
 

@@ -17,6 +17,7 @@ import {
   type ResourceHealth,
   type Taint,
 } from '@kf/api';
+import type { CoreEvent } from '@kf/kube';
 import { readAppliedTolerations } from '../../controllers/taint-manager/applied-placement.ts';
 import { judgeEviction } from '../../controllers/taint-manager/eviction.ts';
 import { decidePurgeMode, type TaintEvictionPurgeMode } from '../../controllers/taint-manager/purge-mode.ts';
@@ -46,6 +47,8 @@ export interface ExplainInput {
   readonly clusters: readonly Cluster[];
   readonly nowMs: number;
   readonly settings: ExplainSettings;
+  /** Events in the binding's namespace (cluster-scoped: `default`); the binding's are picked out. */
+  readonly events?: readonly CoreEvent[];
 }
 
 export interface PlacedCluster {
@@ -100,6 +103,17 @@ export interface FailoverReport {
   readonly clusters: readonly FailoverLine[];
 }
 
+export interface EventReport {
+  readonly atMs: number | undefined;
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly count: number;
+}
+
+/** How many of the binding's latest Events the report keeps. */
+export const EXPLAIN_EVENT_LIMIT = 10;
+
 export interface Explanation {
   readonly kind: 'ResourceBinding' | 'ClusterResourceBinding';
   readonly name: string;
@@ -114,6 +128,8 @@ export interface Explanation {
   readonly history: readonly HistoryReport[];
   readonly clusterFailover: FailoverReport;
   readonly applicationFailover: FailoverReport;
+  /** The binding's latest Events, newest first (evictions, scheduling, Work sync). */
+  readonly events: readonly EventReport[];
 }
 
 export function explainBinding(input: ExplainInput): Explanation {
@@ -136,7 +152,19 @@ export function explainBinding(input: ExplainInput): Explanation {
     history: historyReport(b, input.nowMs),
     clusterFailover: clusterFailover(input),
     applicationFailover: applicationFailover(input),
+    events: eventsOf(input),
   };
+}
+
+function eventsOf(input: ExplainInput): EventReport[] {
+  const kind = input.clusterScoped ? 'ClusterResourceBinding' : 'ResourceBinding';
+  const name = input.binding.metadata.name;
+  const atMs = (e: CoreEvent): number | undefined => parseTime(e.lastTimestamp ?? e.firstTimestamp);
+  return (input.events ?? [])
+    .filter((e) => e.involvedObject.name === name && (e.involvedObject.kind ?? kind) === kind)
+    .sort((a, b) => (atMs(b) ?? 0) - (atMs(a) ?? 0))
+    .slice(0, EXPLAIN_EVENT_LIMIT)
+    .map((e) => ({ atMs: atMs(e), type: e.type, reason: e.reason, message: e.message, count: e.count ?? 1 }));
 }
 
 function healthOf(b: ResourceBinding, cluster: string): ResourceHealth {

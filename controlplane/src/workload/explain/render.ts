@@ -86,6 +86,12 @@ export function renderExplanation(e: Explanation, nowMs: number): string {
   }
   lines.push('', ...failoverSection('Cluster failover', e.clusterFailover));
   lines.push('', ...failoverSection('Application failover', e.applicationFailover));
+  lines.push('', 'Recent events:');
+  if (e.events.length === 0) lines.push('  (none)');
+  else {
+    const rows = e.events.map((v) => [when(v.atMs, nowMs), v.type, v.reason, String(v.count), v.message]);
+    lines.push(...indent(table(['LAST SEEN', 'TYPE', 'REASON', 'COUNT', 'MESSAGE'], rows)));
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -12,7 +12,7 @@ import {
   type Cluster,
   type ResourceBinding,
 } from '@kf/api';
-import { ResourceClient, splitKey } from '@kf/kube';
+import { CORE_EVENT_RESOURCE, ResourceClient, type CoreEvent, splitKey } from '@kf/kube';
 import { explainBinding, type ExplainSettings, type Explanation } from './explain.ts';
 import { renderExplanation } from './render.ts';
 
@@ -62,6 +62,18 @@ export async function explain(
 ): Promise<{ readonly explanation: Explanation; readonly text: string }> {
   const { binding, clusterScoped } = await findBinding(kc, config.target);
   const { items: clusters } = await new ResourceClient<Cluster>(kc, clusterKind).list();
-  const explanation = explainBinding({ binding, clusterScoped, clusters, nowMs, settings: config.settings });
+  // Events of cluster-scoped objects live in `default`, as client-go records them.
+  const { items: events } = await new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE).list({
+    namespace: binding.metadata.namespace ?? 'default',
+    fieldSelector: `involvedObject.name=${binding.metadata.name ?? ''}`,
+  });
+  const explanation = explainBinding({
+    binding,
+    clusterScoped,
+    clusters,
+    nowMs,
+    settings: config.settings,
+    events,
+  });
   return { explanation, text: renderExplanation(explanation, nowMs) };
 }
