@@ -7,13 +7,11 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  annotations,
   clusterTaintKeys,
   finalizers,
   multiClusterIngressKind,
   parseTime,
   remedyKind,
-  resourceBindingKind,
   workKind,
   type Cluster,
   type MultiClusterIngress,
@@ -24,15 +22,17 @@ import {
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import {
-  FakeAgents,
   eventsAbout,
   metricValue,
-  runControlPlane,
-  startPlane,
+  placedBinding as binding,
+  startScenario,
+  type FakeAgents,
   type Plane,
   type RunningControlPlane,
+  type Scenario,
 } from './harness.ts';
 
+let scenario: Scenario;
 let plane: Plane;
 let agents: FakeAgents;
 let app: RunningControlPlane;
@@ -42,44 +42,18 @@ const NS = 'default';
 const GRACE_MS = 4_000;
 const MONITOR_PERIOD_MS = 1_000;
 
-function binding(
-  name: string,
-  clusters: readonly string[],
-  tolerations: readonly Toleration[] = [],
-): ResourceBinding {
-  return {
-    metadata: {
-      name,
-      namespace: NS,
-      annotations: { [annotations.appliedPlacement]: JSON.stringify({ clusterTolerations: tolerations }) },
-    },
-    spec: {
-      resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name },
-      replicas: 2 * clusters.length,
-      clusters: clusters.map((c) => ({ name: c, replicas: 2 })),
-    },
-  };
-}
-
 const readyOf = (c: Cluster | undefined): string | undefined =>
   c?.status?.conditions?.find((x) => x.type === 'Ready')?.status;
 const boundTo = async (name: string): Promise<string[]> =>
   ((await bindings.get(`${NS}/${name}`)).spec.clusters ?? []).map((c) => c.name);
 
 beforeAll(async () => {
-  plane = await startPlane();
-  await plane.apply('cluster-taint-policy.yaml');
-  const kc = plane.cluster.kubeConfig();
-  bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
-  agents = new FakeAgents(plane);
-  for (const name of ['down', 'ok1', 'ok2', 'ok3']) await agents.register(name);
-  app = await runControlPlane(plane, []);
+  scenario = await startScenario(['down', 'ok1', 'ok2', 'ok3']);
+  ({ plane, agents, app, bindings } = scenario);
 });
 
 afterAll(async () => {
-  (agents as FakeAgents | undefined)?.stop();
-  await (app as RunningControlPlane | undefined)?.stop();
-  await (plane as Plane | undefined)?.cluster.destroy();
+  await (scenario as Scenario | undefined)?.stop();
 });
 
 describe('cluster lifecycle', () => {

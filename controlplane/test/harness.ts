@@ -4,12 +4,23 @@
  * agents are played by the test: it registers Clusters, posts their Ready condition and renews
  * their heartbeat Leases.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { clusterKind, namespaces, setCondition, type Cluster, type ConditionStatus } from '@kf/api';
+import {
+  annotations,
+  clusterKind,
+  namespaces,
+  resourceBindingKind,
+  setCondition,
+  taintEffects,
+  type Cluster,
+  type ConditionStatus,
+  type ResourceBinding,
+  type Toleration,
+} from '@kf/api';
 import {
   CORE_EVENT_RESOURCE,
   LEASE_RESOURCE,
@@ -22,7 +33,7 @@ import {
   type Lease,
 } from '@kf/kube';
 import { createLogger, createRegistry } from '@kf/runtime';
-import { startControlPlane, type LocalCluster } from '@kf/testing';
+import { freePort, startControlPlane, type LocalCluster } from '@kf/testing';
 import { createControlPlane } from '../src/app.ts';
 import { buildControlPlaneCommand, type ControlPlaneConfig } from '../src/cli.ts';
 
@@ -118,6 +129,50 @@ export async function runControlPlane(plane: Plane, flags: readonly string[]): P
       await done;
     },
   };
+}
+
+/**
+ * What the in-process tests start from: a plane with the default ClusterTaintPolicy, Pull clusters
+ * kept alive by {@link FakeAgents}, and the control plane app running with `flags`.
+ */
+export interface Scenario {
+  readonly plane: Plane;
+  readonly agents: FakeAgents;
+  readonly app: RunningControlPlane;
+  /** Admin client of ResourceBindings. */
+  readonly bindings: ResourceClient<ResourceBinding>;
+  stop(): Promise<void>;
+}
+
+export async function startScenario(
+  clusters: readonly string[],
+  flags: readonly string[] = [],
+): Promise<Scenario> {
+  const plane = await startPlane();
+  let agents: FakeAgents | undefined;
+  try {
+    await plane.apply('cluster-taint-policy.yaml');
+    const bindings = new ResourceClient<ResourceBinding>(plane.cluster.kubeConfig(), resourceBindingKind);
+    agents = new FakeAgents(plane);
+    for (const name of clusters) await agents.register(name);
+    const app = await runControlPlane(plane, flags);
+    const running = agents;
+    return {
+      plane,
+      agents,
+      app,
+      bindings,
+      stop: async () => {
+        running.stop();
+        await app.stop();
+        await plane.cluster.destroy();
+      },
+    };
+  } catch (err) {
+    agents?.stop();
+    await plane.cluster.destroy();
+    throw err;
+  }
 }
 
 /**
@@ -223,5 +278,154 @@ export async function holdsFor(ms: number, what: string, condition: () => Promis
   while (Date.now() < endAtMs) {
     if (!(await condition())) throw new Error(`${what} stopped holding`);
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** A ResourceBinding placed on `clusters` (2 replicas each) with an applied placement tolerating `tolerations`. */
+export function placedBinding(
+  name: string,
+  clusters: readonly string[],
+  tolerations: readonly Toleration[] = [],
+  namespace = 'default',
+): ResourceBinding {
+  return {
+    metadata: {
+      name,
+      namespace,
+      annotations: { [annotations.appliedPlacement]: JSON.stringify({ clusterTolerations: tolerations }) },
+    },
+    spec: {
+      resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name },
+      replicas: 2 * clusters.length,
+      clusters: clusters.map((c) => ({ name: c, replicas: 2 })),
+    },
+  };
+}
+
+/** Runs `task` over `items` with at most `concurrency` at a time. */
+export async function forEachLimited<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Adds a NoExecute taint nothing tolerates to a cluster (the API server stamps `timeAdded`). */
+export async function taintNoExecute(plane: Plane, cluster: string, key: string): Promise<void> {
+  const clusters = plane.clusters;
+  await updateWithRetry({
+    read: () => clusters.get(cluster),
+    mutate: (c) => ({
+      ...c,
+      spec: { ...c.spec, taints: [...(c.spec.taints ?? []), { key, effect: taintEffects.noExecute }] },
+    }),
+    write: (c) => clusters.replace(c),
+  });
+}
+
+const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
+
+/**
+ * `node controlplane/src/main.ts run …` as a child process of the test, with the given kubeconfig,
+ * /metrics and /readyz on one loopback port, and info logs (JSON lines on stdout) kept for checks.
+ */
+export class ControlPlaneProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  /** Resolves with the exit code (null when ended by a signal) and the signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  #stdout = '';
+  #stderr = '';
+
+  private constructor(child: ChildProcess, port: number) {
+    this.child = child;
+    this.port = port;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      this.#stdout += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.#stderr += chunk.toString();
+    });
+    this.exited = new Promise((resolve) => {
+      child.on('exit', (code, signal) => {
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  static async start(kubeconfig: string, flags: readonly string[]): Promise<ControlPlaneProcess> {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'run',
+        `--kubeconfig=${kubeconfig}`,
+        ...TEST_FLAGS.filter(
+          (f) => !/^--(log-level|metrics-bind-address|health-probe-bind-address)=/.test(f),
+        ),
+        '--log-level=info',
+        `--metrics-bind-address=127.0.0.1:${port}`,
+        `--health-probe-bind-address=127.0.0.1:${port}`,
+        ...flags,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    return new ControlPlaneProcess(child, port);
+  }
+
+  /** Log lines (parsed JSON) written so far. */
+  logs(): Record<string, unknown>[] {
+    return this.#stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Resolves once /readyz answers 200 (caches synced). */
+  async ready(timeoutMs = 60_000): Promise<void> {
+    const endAtMs = Date.now() + timeoutMs;
+    while (Date.now() < endAtMs) {
+      if (this.child.exitCode !== null) throw new Error(`control plane exited: ${this.#stderr}`);
+      const res = await fetch(`http://127.0.0.1:${this.port}/readyz`).catch(() => undefined);
+      if (res?.status === 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error('control plane not ready in time');
+  }
+
+  /** The value of one sample of /metrics (undefined when absent). */
+  async metric(name: string, labels: Readonly<Record<string, string>> = {}): Promise<number | undefined> {
+    const text = await (await fetch(`http://127.0.0.1:${this.port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (m?.[1] !== name) continue;
+      const found = Object.fromEntries(
+        [...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1] ?? '', x[2] ?? '']),
+      );
+      if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
+    }
+    return undefined;
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
   }
 }

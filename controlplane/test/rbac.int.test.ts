@@ -1,0 +1,163 @@
+/**
+ * deploy/controlplane/rbac.yaml is enough for everything the control plane process does: the
+ * process (`node controlplane/src/main.ts run`, every controller, leader election on) runs with a
+ * client certificate bound only to that RBAC against a real Karmada API server. A Deployment and
+ * a PropagationPolicy become a binding, a schedule and Works; Work status comes back into the
+ * binding and the Deployment; a cluster whose agent goes silent turns Unknown, is tainted, and the
+ * binding is evicted from it — with no Forbidden answer anywhere in the process's log.
+ */
+import { AppsV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import {
+  propagationPolicyKind,
+  resourceBindingKind,
+  workKind,
+  type PropagationPolicy,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
+import { ResourceClient } from '@kf/kube';
+import { demoDeployment } from '@kf/testing';
+import { workNameFor } from '../src/workload/names.ts';
+import { ControlPlaneProcess, FakeAgents, startPlane, type Plane } from './harness.ts';
+
+const POLL = { timeout: 30_000, interval: 250 };
+const BINDING = 'default/web-deployment';
+const WORK = workNameFor('Deployment', 'web', 'default');
+
+let plane: Plane;
+let agents: FakeAgents;
+let cp: ControlPlaneProcess;
+let bindings: ResourceClient<ResourceBinding>;
+let works: ResourceClient<Work>;
+
+beforeAll(async () => {
+  plane = await startPlane(); // applies rbac.yaml; controlPlaneKubeconfig is bound to it alone
+  await plane.apply('cluster-taint-policy.yaml');
+  const kc = plane.cluster.kubeConfig();
+  bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
+  works = new ResourceClient<Work>(kc, workKind);
+  agents = new FakeAgents(plane);
+  for (const name of ['east', 'west']) {
+    await agents.register(name);
+    // What the agent reports for the scheduler's API-enablement filter.
+    await plane.clusters.patchStatus(name, {
+      status: {
+        apiEnablements: [
+          { groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] },
+        ],
+      },
+    });
+  }
+  cp = await ControlPlaneProcess.start(plane.controlPlaneKubeconfig, [
+    '--leader-elect=true',
+    '--leader-elect-lease-duration=4s',
+    '--leader-elect-renew-deadline=3s',
+    '--leader-elect-retry-period=1s',
+  ]);
+  await cp.ready();
+});
+
+afterAll(async () => {
+  await (cp as ControlPlaneProcess | undefined)?.stop();
+  (agents as FakeAgents | undefined)?.stop();
+  await (plane as Plane | undefined)?.cluster.destroy();
+});
+
+/** An agent's report: the Work applied, its Deployment running `n` ready replicas. */
+const workStatus = (n: number): Work['status'] => ({
+  conditions: [
+    {
+      type: 'Applied',
+      status: 'True',
+      reason: 'AppliedSuccessful',
+      message: '',
+      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    },
+  ],
+  manifestStatuses: [
+    {
+      identifier: {
+        ordinal: 0,
+        group: 'apps',
+        version: 'v1',
+        kind: 'Deployment',
+        resource: '',
+        namespace: 'default',
+        name: 'web',
+      },
+      status: { replicas: n, readyReplicas: n },
+      health: 'Healthy',
+    },
+  ],
+});
+
+const clustersOf = async (): Promise<string[]> =>
+  ((await bindings.find(BINDING))?.spec.clusters ?? []).map((c) => c.name);
+
+describe('the control plane under deploy/controlplane/rbac.yaml', () => {
+  it('propagates a Deployment, reflects its status, and evicts it from a failed cluster, never Forbidden', async () => {
+    onTestFailed(() => {
+      const notable = cp.logs().filter((l) => l['level'] !== 'info' && l['level'] !== 'debug');
+      process.stderr.write(
+        `control plane warnings and errors:\n${notable.map((l) => JSON.stringify(l)).join('\n')}\n`,
+      );
+    });
+    const kc = plane.cluster.kubeConfig();
+    const apps = kc.makeApiClient(AppsV1Api);
+    await new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind).create({
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
+        placement: {
+          clusterAffinity: { clusterNames: ['east', 'west'] },
+          replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+        },
+      },
+    });
+    await apps.createNamespacedDeployment({ namespace: 'default', body: demoDeployment('web', 2) });
+
+    // Resource detector → binding; scheduler → spec.clusters; binding controller → Works.
+    await expect.poll(clustersOf, POLL).toEqual(['east', 'west']);
+    for (const cluster of ['east', 'west']) {
+      await expect.poll(async () => works.find(`karmada-es-${cluster}/${WORK}`), POLL).toBeDefined();
+    }
+
+    // Work status → binding aggregatedStatus → Deployment status.
+    for (const cluster of ['east', 'west']) {
+      await works.patchStatus(`karmada-es-${cluster}/${WORK}`, { status: workStatus(2) });
+    }
+    await expect
+      .poll(
+        async () => (await apps.readNamespacedDeployment({ name: 'web', namespace: 'default' })).status,
+        POLL,
+      )
+      .toMatchObject({ replicas: 4, readyReplicas: 4 });
+
+    // Agent of east goes silent: Unknown, tainted, and the binding leaves east.
+    await agents.silence('east');
+    await expect
+      .poll(
+        async () =>
+          (await plane.clusters.get('east')).status?.conditions?.find((c) => c.type === 'Ready')?.status,
+        POLL,
+      )
+      .toBe('Unknown');
+    await expect
+      .poll(async () => ((await plane.clusters.get('east')).spec.taints ?? []).map((t) => t.effect), POLL)
+      .toEqual(expect.arrayContaining(['NoSchedule', 'NoExecute']));
+    await expect.poll(clustersOf, POLL).toEqual(['west']);
+    expect(await cp.metric('karmada_failover_evictions_total', { reason: 'TaintUntolerated' })).toBe(1);
+    // Its graceful eviction task is dropped once the workload is healthy on west.
+    await expect
+      .poll(async () => (await bindings.get(BINDING)).spec.gracefulEvictionTasks ?? [], POLL)
+      .toEqual([]);
+
+    const logs = cp.logs();
+    expect(logs.length).toBeGreaterThan(0);
+    const forbidden = logs.filter((l) => /forbidden|\b403\b/i.test(JSON.stringify(l)));
+    expect(forbidden).toEqual([]);
+    expect(logs.filter((l) => l['level'] === 'error' || l['level'] === 'fatal')).toEqual([]);
+    expect(cp.stderr()).not.toMatch(/forbidden/i);
+  });
+});
