@@ -25,6 +25,7 @@ const COMMANDS: readonly { title: string; args: readonly string[] }[] = [
   { title: 'Agent: `agent status`', args: ['agent/src/main.ts', 'status', '--help'] },
   { title: 'Probe', args: ['probe/src/main.ts', '--help'] },
   { title: 'Control plane: `controlplane run`', args: ['controlplane/src/main.ts', 'run', '--help'] },
+  { title: 'Control plane: `controlplane explain`', args: ['controlplane/src/main.ts', 'explain', '--help'] },
 ];
 
 /** --help as a non-terminal sees it, with no KF_ variable or kubeconfig of this shell leaking in. */
