@@ -20,6 +20,19 @@ describe('EvictionPacer', () => {
     expect(p.request('c', 500)).toEqual({ ok: true });
   });
 
+  it('tells each waiting key when its own turn comes, not merely the next token', () => {
+    const { p } = pacer();
+    p.request('a', 0);
+    p.request('b', 0);
+    expect(p.request('c', 0)).toEqual({ ok: false, waitMs: 500 });
+    expect(p.request('d', 0)).toEqual({ ok: false, waitMs: 1_000 });
+    expect(p.request('e', 250)).toEqual({ ok: false, waitMs: 1_250 }); // 2.5 tokens short at 250 ms
+    expect(p.request('d', 600)).toEqual({ ok: false, waitMs: 400 }); // c has not taken its token yet
+    expect(p.request('c', 600)).toEqual({ ok: true });
+    expect(p.request('d', 1_000)).toEqual({ ok: true });
+    expect(p.request('e', 1_500)).toEqual({ ok: true });
+  });
+
   it('keeps a token for an older waiting key rather than giving it to a newer one', () => {
     const { p } = pacer();
     p.request('a', 0);

@@ -3,7 +3,7 @@
  * set of bindings waiting for a token, oldest first. Keys are reserved in due order, so a key
  * asking early cannot jump ahead of an older one still waiting for its reconcile.
  */
-import { fillBucket, planEvictions, type EvictionPacing, type TokenBucket } from './pacing.ts';
+import { fillBucket, planEvictions, turnInMs, type EvictionPacing, type TokenBucket } from './pacing.ts';
 
 export type Turn = { readonly ok: true } | { readonly ok: false; readonly waitMs: number };
 
@@ -41,9 +41,10 @@ export class EvictionPacer {
       .filter(([k, due]) => due < mine || (due === mine && k <= key))
       .map(([k, dueAtMs]) => ({ key: k, dueAtMs }));
     const plan = planEvictions(ahead, this.#bucket, nowMs, this.#pacing);
-    // Not our turn: the bucket is left as it was (refills are computed from its timestamp).
+    // Not our turn: the bucket is left as it was (refills are computed from its timestamp), and
+    // the key comes back when the tokens of the keys ahead of it and its own are in.
     if (!plan.evictNow.includes(key)) {
-      return { ok: false, waitMs: plan.wakeInMs ?? NO_REFILL_WAIT_MS };
+      return { ok: false, waitMs: turnInMs(ahead.length, plan, this.#pacing) ?? NO_REFILL_WAIT_MS };
     }
     // Tokens of the keys ahead stay reserved for them; only this key's token is spent.
     this.#bucket = { ...plan.bucket, tokens: plan.bucket.tokens + plan.evictNow.length - 1 };

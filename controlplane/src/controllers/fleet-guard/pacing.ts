@@ -72,6 +72,18 @@ export function planEvictions(
   return { evictNow, bucket: next, wakeInMs };
 }
 
+/**
+ * How long the key at `position` in due order (1 = first) waits for its token when `plan` did not
+ * reach it: until the tokens of every key ahead and its own have come in. Waking each waiting key
+ * only then, rather than at every next token, keeps a long queue from being looked at again and
+ * again while it drains. Undefined when no token ever comes (zero rate).
+ */
+export function turnInMs(position: number, plan: EvictionPlan, pacing: EvictionPacing): number | undefined {
+  if (plan.wakeInMs === undefined) return undefined;
+  const missing = position - (plan.bucket.tokens + plan.evictNow.length);
+  return Math.max(plan.wakeInMs, Math.ceil((missing * 1000) / pacing.ratePerSecond));
+}
+
 function capacity(pacing: EvictionPacing): number {
   return Math.max(1, Math.floor(pacing.burst));
 }
