@@ -82,6 +82,15 @@ async function runHealthy(
   await expect.poll(() => healthOn(name, cluster), POLL).toBe('Healthy');
 }
 
+/** Waits until application failover has recorded the Deployment as seen Healthy on `cluster`. */
+async function seenHealthy(name: string, cluster: string): Promise<void> {
+  const recorded = async (): Promise<string[]> =>
+    (
+      (await binding(name)).metadata.annotations?.['failover.karmada-failover.io/healthy-clusters'] ?? ''
+    ).split(',');
+  await expect.poll(recorded, POLL).toContain(cluster);
+}
+
 /** Reports the Deployment unhealthy on `cluster`; returns when the report was written. */
 async function breakOn(name: string, cluster: string, status: Record<string, unknown> = {}): Promise<number> {
   const work = { cluster, name: workNameFor('Deployment', name, 'default'), deployment: name };
@@ -126,6 +135,7 @@ describe('application failover', () => {
     await h.deployments.create(deployment('web', 1));
     await expect.poll(() => placedOn('web'), POLL).toEqual(['member1']);
     await runHealthy('web', 'member1');
+    await seenHealthy('web', 'member1');
 
     const brokenAtMs = await breakOn('web', 'member1');
     await expect.poll(() => placedOn('web'), POLL).not.toContain('member1');
@@ -161,6 +171,7 @@ describe('application failover', () => {
 
   it('keeps the workload off the cluster it left for blockPredecessorSeconds', async () => {
     await runHealthy('web', 'member2');
+    await seenHealthy('web', 'member2');
     await breakOn('web', 'member2');
     await expect.poll(() => placedOn('web'), POLL).toEqual([]);
     // member1 has no eviction task any more: only the eviction history keeps it out.
@@ -229,6 +240,7 @@ describe('state preservation', () => {
     await h.deployments.create(deployment('flink', 1));
     await expect.poll(() => placedOn('flink'), POLL).toEqual(['member1']);
     await runHealthy('flink', 'member1', { jobStatus: { jobID: 'job-42' } });
+    await seenHealthy('flink', 'member1');
     await breakOn('flink', 'member1', { jobStatus: { jobID: 'job-42' } });
 
     await expect

@@ -33,6 +33,11 @@ export const annotations = {
   workNamespace: 'work.karmada.io/namespace',
   /** `overwrite` or `abort`. */
   conflictResolution: 'work.karmada.io/conflict-resolution',
+  /**
+   * Extension, not upstream: on a binding, the comma-separated clusters where application failover
+   * has seen the workload Healthy, so that "was healthy before" survives a controller restart.
+   */
+  applicationFailoverHealthyClusters: 'failover.karmada-failover.io/healthy-clusters',
 } as const;
 
 export const conflictResolutionAnnotationValues = {

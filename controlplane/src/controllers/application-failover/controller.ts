@@ -8,9 +8,11 @@
  * `status.aggregatedStatus`). Requeued when the earliest running timer ends; write errors retry
  * with backoff; an eviction held back (gate off, state unreadable) waits for the binding to change.
  *
- * The timers are in memory, as upstream: a restart (or a change of leader) starts them again.
+ * The timers are in memory, as upstream: a restart (or a change of leader) starts them again. Which
+ * clusters the workload was Healthy on is kept in an annotation on the binding (written only when
+ * that set changes), so a restart does not switch failover off for a workload already unhealthy.
  */
-import { eventReasons, type ResourceBinding } from '@kf/api';
+import { annotations, eventReasons, type ResourceBinding } from '@kf/api';
 import { joinKey, type EventRecorder } from '@kf/kube';
 import { TerminalError, converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
 import {
@@ -26,6 +28,7 @@ import {
   type ApplicationFailoverGates,
   type ApplicationFailoverPlan,
 } from './failover-plan.ts';
+import { formatHealthyClusters, parseHealthyClusters } from './healthy-record.ts';
 import type { BindingHealthMemory } from './unhealthy-timing.ts';
 
 export interface ApplicationFailoverDeps {
@@ -51,7 +54,9 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
         timers.delete(key);
         return converged();
       }
+      const recordedValue = b.metadata.annotations?.[annotations.applicationFailoverHealthyClusters];
       const plan = planApplicationFailover({
+        healthyRecorded: parseHealthyClusters(recordedValue),
         spec: b.spec,
         aggregatedStatus: b.status?.aggregatedStatus,
         memory: timers.get(key) ?? {},
@@ -64,9 +69,18 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
       // Only a change to the binding (its status or policy) or to the gates can help.
       if (plan.problem !== undefined) throw new TerminalError(plan.problem);
       if (plan.change !== undefined) await evict(deps, { key, b, plan }, { log, signal });
+      else if (plan.healthyToRecord !== undefined) {
+        const patch = { metadata: { annotations: healthyAnnotation(plan.healthyToRecord) } };
+        await bindingClient(deps.bindings, key).mergePatch(key, patch, { signal });
+      }
       return plan.recheckInMs === undefined ? converged() : recheckIn(plan.recheckInMs);
     },
   };
+}
+
+/** The merge-patch value of the healthy-clusters annotation (null removes it). */
+function healthyAnnotation(clusters: readonly string[]): Record<string, string | null> {
+  return { [annotations.applicationFailoverHealthyClusters]: formatHealthyClusters(clusters) ?? null };
 }
 
 /** Writes the evictions in one guarded patch, then tells the binding and its template. */
@@ -82,7 +96,15 @@ async function evict(
   try {
     await bindingClient(deps.bindings, key).mergePatch(
       key,
-      { metadata: { resourceVersion: b.metadata.resourceVersion }, spec: plan.change },
+      {
+        metadata: {
+          resourceVersion: b.metadata.resourceVersion,
+          ...(plan.healthyToRecord === undefined
+            ? {}
+            : { annotations: healthyAnnotation(plan.healthyToRecord) }),
+        },
+        spec: plan.change,
+      },
       { signal },
     );
   } catch (err: unknown) {

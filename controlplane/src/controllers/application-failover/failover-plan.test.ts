@@ -70,7 +70,42 @@ describe('planApplicationFailover', () => {
 
   it('does not time a cluster where the workload was never healthy', () => {
     const plan = planApplicationFailover(due({ memory: {} }));
-    expect(plan).toEqual({ memory: { m2: { healthySeen: true } }, evicted: [] });
+    expect(plan).toEqual({ memory: { m2: { healthySeen: true } }, evicted: [], healthyToRecord: ['m2'] });
+  });
+
+  describe('clusters recorded as seen Healthy', () => {
+    it('survive a restart: an unhealthy cluster recorded healthy is timed from first sight', () => {
+      const restarted = due({ memory: {}, healthyRecorded: ['m1', 'm2'] });
+      expect(planApplicationFailover(restarted)).toEqual({
+        memory: { m1: { healthySeen: true, unhealthySinceMs: T0 + 60_000 }, m2: { healthySeen: true } },
+        evicted: [],
+        recheckInMs: 60_000,
+      });
+    });
+
+    it('are recorded when a cluster is first seen Healthy', () => {
+      expect(
+        planApplicationFailover(due({ nowMs: T0 + 1_000, healthyRecorded: ['m1'] })).healthyToRecord,
+      ).toEqual(['m1', 'm2']);
+    });
+
+    it('drop a cluster once it is evicted', () => {
+      expect(planApplicationFailover(due({ healthyRecorded: ['m1', 'm2'] })).healthyToRecord).toEqual(['m2']);
+    });
+
+    it('are removed when the binding has no application failover', () => {
+      expect(planApplicationFailover(due({ spec: spec(undefined), healthyRecorded: ['m1'] }))).toEqual({
+        memory: {},
+        evicted: [],
+        healthyToRecord: [],
+      });
+    });
+
+    it('are left alone while no status is collected', () => {
+      expect(
+        planApplicationFailover(due({ aggregatedStatus: [], healthyRecorded: ['m1'] })).healthyToRecord,
+      ).toBe(undefined);
+    });
   });
 
   it('defaults tolerationSeconds to 300', () => {

@@ -5,7 +5,8 @@
  * the cluster for `blockPredecessorSeconds`.
  *
  * Timing is {@link planUnhealthyEvictions} with "was healthy before" required: a workload that
- * never came up on a cluster is left for a person to fix rather than moved around the fleet.
+ * never came up on a cluster is left for a person to fix rather than moved around the fleet. The
+ * clusters seen Healthy are recorded on the binding (healthy-record.ts) so a restart keeps them.
  *
  * Task options as upstream: reason `ApplicationFailure`, the controller's name as producer;
  * `Gracefully` needs gate GracefulEviction and carries `gracePeriodSeconds` (600 when unset);
@@ -30,6 +31,7 @@ import { blockPredecessorMs } from '../../scheduler/binding-view.ts';
 import { capturePreservedState } from '../../workload/state-preservation/preserved-state.ts';
 import { planGracefulEviction, type EvictionTaskOptions } from '../graceful-eviction/evict-cluster.ts';
 import { recordEvictions } from './eviction-record.ts';
+import { healthyClustersOf, isSameSet, seedHealthy } from './healthy-record.ts';
 import { planUnhealthyEvictions, type BindingHealthMemory } from './unhealthy-timing.ts';
 
 /** Upstream's CRD default of `decisionConditions.tolerationSeconds`. */
@@ -50,6 +52,8 @@ export interface ApplicationFailoverInput {
   /** A ClusterResourceBinding (the producer name differs). */
   readonly clusterScoped: boolean;
   readonly gates: ApplicationFailoverGates;
+  /** Clusters recorded on the binding as seen Healthy (see healthy-record.ts). */
+  readonly healthyRecorded?: readonly string[];
 }
 
 /** What changes on the binding: exactly the fields to merge-patch. */
@@ -69,20 +73,37 @@ export interface ApplicationFailoverPlan {
   /** Why due evictions are held back (a gate is off, state cannot be read); retry later. */
   readonly problem?: string;
   readonly recheckInMs?: number;
+  /** Set when the clusters recorded as seen Healthy should change to these. */
+  readonly healthyToRecord?: readonly string[];
 }
 
 const NOTHING: ApplicationFailoverPlan = { memory: {}, evicted: [] };
 
 export function planApplicationFailover(input: ApplicationFailoverInput): ApplicationFailoverPlan {
+  const recorded = input.healthyRecorded ?? [];
   const app = input.spec.failover?.application;
-  if (app === undefined || (input.aggregatedStatus ?? []).length === 0) return NOTHING;
+  // Without failover nothing needs the record: it goes. Without status yet it is kept as it is.
+  if (app === undefined) return recorded.length === 0 ? NOTHING : { ...NOTHING, healthyToRecord: [] };
+  if ((input.aggregatedStatus ?? []).length === 0) return NOTHING;
+  const plan = planWithTimers(input, app, seedHealthy(input.memory, recorded));
+  // Evicted clusters leave the placement with this write: their record goes with it.
+  const evicted = new Set(plan.evicted.map((e) => e.cluster));
+  const seen = healthyClustersOf(plan.memory).filter((c) => !evicted.has(c));
+  return isSameSet(seen, recorded) ? plan : { ...plan, healthyToRecord: seen };
+}
+
+function planWithTimers(
+  input: ApplicationFailoverInput,
+  app: ApplicationFailoverBehavior,
+  memory: BindingHealthMemory,
+): ApplicationFailoverPlan {
   const tolerationSeconds = app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS;
   const timing = planUnhealthyEvictions(
     {
       boundClusters: (input.spec.clusters ?? []).map((c) => c.name),
       aggregatedStatus: input.aggregatedStatus,
       evictingClusters: (input.spec.gracefulEvictionTasks ?? []).map((t) => t.fromCluster),
-      memory: input.memory,
+      memory,
       nowMs: input.nowMs,
     },
     { tolerationSeconds, requireHealthyFirst: true },

@@ -26,7 +26,10 @@ const binding: ResourceBinding = {
     name: 'web-deployment',
     namespace: 'default',
     generation: 4,
-    annotations: { 'policy.karmada.io/applied-placement': JSON.stringify(placement) },
+    annotations: {
+      'policy.karmada.io/applied-placement': JSON.stringify(placement),
+      'failover.karmada-failover.io/healthy-clusters': 'm2,m5',
+    },
   },
   spec: {
     resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
@@ -234,9 +237,19 @@ describe('explainBinding', () => {
         { cluster: 'm2', verdict: 'stays: Healthy' },
         {
           cluster: 'm5',
-          verdict: expect.stringMatching(/^Unhealthy: moved once it has been unhealthy for 60s/) as unknown,
+          verdict: expect.stringMatching(
+            /^Unhealthy after having been Healthy: moved once unhealthy for 60s/,
+          ) as unknown,
         },
       ],
+    });
+  });
+
+  it('says an unhealthy workload never seen Healthy on its cluster stays', () => {
+    const fresh = { ...binding, metadata: { ...binding.metadata, annotations: {} } };
+    expect(explainBinding(input({ binding: fresh })).applicationFailover.clusters[1]).toEqual({
+      cluster: 'm5',
+      verdict: 'stays: Unhealthy, but never seen Healthy here (a workload that never came up is left to fix)',
     });
   });
 
@@ -294,7 +307,7 @@ describe('explainBinding', () => {
     expect(text).toContain('preserved from m1: example.com/job=j1');
     expect(text).toContain('blocked until 2026-01-01T00:20:00Z (in 10m)');
     expect(text).toContain('Cluster failover: active');
-    expect(text).toContain('  m5: Unhealthy: moved once');
+    expect(text).toContain('  m5: Unhealthy after having been Healthy: moved once');
     expect(text).toMatch(
       /Recent events:\n +LAST SEEN .*\n +2026-01-01T00:05:01Z \(4m59s ago\) +Normal +ScheduleBindingSucceed/,
     );

@@ -6,6 +6,7 @@
  * failover (health against the policy, gates) would do next. Pure: data and `nowMs` in, a report out.
  */
 import {
+  annotations,
   parseTime,
   purgeModes,
   resourceHealths,
@@ -25,6 +26,7 @@ import {
   DEFAULT_GRACE_PERIOD_SECONDS,
   DEFAULT_TOLERATION_SECONDS,
 } from '../../controllers/application-failover/failover-plan.ts';
+import { parseHealthyClusters } from '../../controllers/application-failover/healthy-record.ts';
 import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 import { filterClusters, type Attempt } from '../../scheduler/framework.ts';
@@ -335,9 +337,12 @@ function applicationFailover(input: ExplainInput): FailoverReport {
   ];
   const evicting = new Set((b.spec.gracefulEvictionTasks ?? []).map((t) => t.fromCluster));
   const tolerationSeconds = app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS;
+  const healthy = new Set(
+    parseHealthyClusters(b.metadata.annotations?.[annotations.applicationFailoverHealthyClusters]),
+  );
   const clusters = (b.spec.clusters ?? []).map(({ name }): FailoverLine => {
     if (evicting.has(name)) return { cluster: name, verdict: 'already being evicted (eviction task)' };
-    return { cluster: name, verdict: healthVerdict(healthOf(b, name), tolerationSeconds) };
+    return { cluster: name, verdict: healthVerdict(healthOf(b, name), tolerationSeconds, healthy.has(name)) };
   });
   const off = applicationFailoverOff(b, app, input.settings);
   return { active: off.length === 0, off, settings, clusters };
@@ -371,16 +376,16 @@ function applicationSettings(app: ApplicationFailoverBehavior): string[] {
   ];
 }
 
-function healthVerdict(health: ResourceHealth, tolerationSeconds: number): string {
+function healthVerdict(health: ResourceHealth, tolerationSeconds: number, seenHealthy: boolean): string {
   switch (health) {
     case resourceHealths.healthy:
       return 'stays: Healthy';
     case resourceHealths.unknown:
       return 'stays: health Unknown (not timed)';
     case resourceHealths.unhealthy:
-      return (
-        `Unhealthy: moved once it has been unhealthy for ${String(tolerationSeconds)}s after having been ` +
-        'Healthy there (the timer lives in the controller and restarts with it)'
-      );
+      return seenHealthy
+        ? `Unhealthy after having been Healthy: moved once unhealthy for ${String(tolerationSeconds)}s ` +
+            '(the timer lives in the controller and restarts with it)'
+        : 'stays: Unhealthy, but never seen Healthy here (a workload that never came up is left to fix)';
   }
 }
