@@ -245,6 +245,29 @@ describe('explainBinding', () => {
     });
   });
 
+  it('explains a ClusterResourceBinding with its own events', () => {
+    const crb: ResourceBinding = { ...binding, metadata: { name: 'reader-clusterrole' } };
+    const cluster = explainBinding(
+      input({
+        binding: crb,
+        clusterScoped: true,
+        events: [
+          {
+            ...event('EvictionStarted', '2026-01-01T00:05:00Z', 'x'),
+            involvedObject: { kind: 'ClusterResourceBinding', name: 'reader-clusterrole' },
+          },
+          {
+            ...event('EvictionStarted', '2026-01-01T00:05:00Z', 'y'),
+            involvedObject: { kind: 'ResourceBinding', name: 'reader-clusterrole' },
+          },
+        ],
+      }),
+    );
+    expect(cluster).toMatchObject({ kind: 'ClusterResourceBinding', name: 'reader-clusterrole' });
+    expect(cluster.events.map((v) => v.message)).toEqual(['x']);
+    expect(renderExplanation(cluster, NOW)).toMatch(/^ClusterResourceBinding reader-clusterrole \(/);
+  });
+
   it('says an unhealthy workload never seen Healthy on its cluster stays', () => {
     const fresh = { ...binding, metadata: { ...binding.metadata, annotations: {} } };
     expect(explainBinding(input({ binding: fresh })).applicationFailover.clusters[1]).toEqual({
