@@ -17,6 +17,7 @@ import {
   startPlane,
   taintNoExecute,
   type Plane,
+  LEADER_ELECTION_FLAGS,
 } from './harness.ts';
 
 const COUNT = 200;
@@ -29,10 +30,7 @@ const FLAGS = [
   // The cluster-facing controllers only: no templates back these bindings.
   '--controllers=*,-resource-detector,-scheduler,-binding,-binding-status',
   // Leader election as in production: the restarted process takes over the dead one's Lease.
-  '--leader-elect=true',
-  '--leader-elect-lease-duration=4s',
-  '--leader-elect-renew-deadline=3s',
-  '--leader-elect-retry-period=1s',
+  ...LEADER_ELECTION_FLAGS,
 ];
 
 let plane: Plane;

@@ -53,6 +53,14 @@ export const TEST_FLAGS = [
   '--cluster-startup-grace-period=6s',
 ];
 
+/** Leader election on, with periods short enough for a restarted process to take over quickly. */
+export const LEADER_ELECTION_FLAGS = [
+  '--leader-elect=true',
+  '--leader-elect-lease-duration=4s',
+  '--leader-elect-renew-deadline=3s',
+  '--leader-elect-retry-period=1s',
+];
+
 export interface Plane {
   readonly cluster: LocalCluster;
   /** Admin clients. */
@@ -334,8 +342,8 @@ export async function taintNoExecute(plane: Plane, cluster: string, key: string)
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 
 /**
- * `node controlplane/src/main.ts run …` as a child process of the test, with the given kubeconfig,
- * /metrics and /readyz on one loopback port, and info logs (JSON lines on stdout) kept for checks.
+ * The control plane binary (`node controlplane/src/main.ts …`) as a child process of the test, its
+ * stdout (JSON log lines) and stderr kept for checks.
  */
 export class ControlPlaneProcess {
   readonly child: ChildProcess;
@@ -361,24 +369,25 @@ export class ControlPlaneProcess {
     });
   }
 
+  /** `node controlplane/src/main.ts <args>`, exactly these arguments. */
+  static spawn(args: readonly string[]): ControlPlaneProcess {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ControlPlaneProcess(child, 0);
+  }
+
+  /** `run` with the test flags, info logs, and /metrics and /readyz on one free loopback port. */
   static async start(kubeconfig: string, flags: readonly string[]): Promise<ControlPlaneProcess> {
     const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      [
-        MAIN,
-        'run',
-        `--kubeconfig=${kubeconfig}`,
-        ...TEST_FLAGS.filter(
-          (f) => !/^--(log-level|metrics-bind-address|health-probe-bind-address)=/.test(f),
-        ),
-        '--log-level=info',
-        `--metrics-bind-address=127.0.0.1:${port}`,
-        `--health-probe-bind-address=127.0.0.1:${port}`,
-        ...flags,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const args = [
+      'run',
+      `--kubeconfig=${kubeconfig}`,
+      ...TEST_FLAGS.filter((f) => !/^--(log-level|metrics-bind-address|health-probe-bind-address)=/.test(f)),
+      '--log-level=info',
+      `--metrics-bind-address=127.0.0.1:${port}`,
+      `--health-probe-bind-address=127.0.0.1:${port}`,
+      ...flags,
+    ];
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     return new ControlPlaneProcess(child, port);
   }
 

@@ -2,31 +2,8 @@
  * The control plane as a process (`node controlplane/src/main.ts run …`): exit codes for bad
  * flags, /metrics and /readyz against a real Karmada API server, and a clean stop on SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '@kf/testing';
-import { startPlane, type Plane } from './harness.ts';
-
-const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
-
-function start(args: readonly string[]): {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  stderr: () => string;
-} {
-  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => {
-    child.on('exit', (code) => {
-      resolve(code);
-    });
-  });
-  return { child, exited, stderr: () => stderr };
-}
+import { ControlPlaneProcess, LEADER_ELECTION_FLAGS, startPlane, type Plane } from './harness.ts';
 
 let plane: Plane;
 
@@ -40,46 +17,35 @@ afterAll(async () => {
 
 describe('controlplane process', () => {
   it('exits 2 listing every bad flag value', async () => {
-    const p = start([
+    const p = ControlPlaneProcess.spawn([
       'run',
       '--no-execute-taint-eviction-purge-mode=Never',
       '--failover',
       '--feature-gates=Nope=true',
     ]);
-    expect(await p.exited).toBe(2);
+    expect((await p.exited).code).toBe(2);
     expect(p.stderr()).toContain('--no-execute-taint-eviction-purge-mode');
     expect(p.stderr()).toContain('unknown feature gate');
   });
 
   it('exits 2 for an unknown controller name', async () => {
-    const p = start(['run', `--kubeconfig=${plane.controlPlaneKubeconfig}`, '--controllers=*,-taint-manger']);
-    expect(await p.exited).toBe(2);
+    const p = ControlPlaneProcess.spawn([
+      'run',
+      `--kubeconfig=${plane.controlPlaneKubeconfig}`,
+      '--controllers=*,-taint-manger',
+    ]);
+    expect((await p.exited).code).toBe(2);
     expect(p.stderr()).toContain('unknown controller(s) -taint-manger');
   });
 
   it('serves /metrics and /readyz, and stops cleanly on SIGTERM', async () => {
-    const port = await freePort();
-    const p = start([
-      'run',
-      `--kubeconfig=${plane.controlPlaneKubeconfig}`,
-      '--failover',
-      `--metrics-bind-address=127.0.0.1:${port}`,
-      `--health-probe-bind-address=127.0.0.1:${port}`,
-      '--leader-elect-lease-duration=4s',
-      '--leader-elect-renew-deadline=3s',
-      '--leader-elect-retry-period=1s',
-    ]);
+    const p = await ControlPlaneProcess.start(plane.controlPlaneKubeconfig, LEADER_ELECTION_FLAGS);
     try {
+      await p.ready(30_000);
       await expect
-        .poll(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status, {
-          timeout: 30_000,
-          interval: 250,
-        })
-        .toBe(200);
-      await expect
-        .poll(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), { timeout: 20_000 })
-        .toContain('karmada_failover_leader_election_is_leader 1');
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        .poll(() => p.metric('karmada_failover_leader_election_is_leader'), { timeout: 20_000 })
+        .toBe(1);
+      const metrics = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
       for (const family of [
         'karmada_failover_evictions_total',
         'karmada_failover_eviction_queue_depth',
@@ -93,6 +59,6 @@ describe('controlplane process', () => {
     } finally {
       p.child.kill('SIGTERM');
     }
-    expect(await p.exited).toBe(0);
+    expect((await p.exited).code).toBe(0);
   });
 });

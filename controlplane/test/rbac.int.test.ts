@@ -19,7 +19,7 @@ import {
 import { ResourceClient } from '@kf/kube';
 import { demoDeployment } from '@kf/testing';
 import { workNameFor } from '../src/workload/names.ts';
-import { ControlPlaneProcess, FakeAgents, startPlane, type Plane } from './harness.ts';
+import { ControlPlaneProcess, FakeAgents, LEADER_ELECTION_FLAGS, startPlane, type Plane } from './harness.ts';
 
 const POLL = { timeout: 30_000, interval: 250 };
 const BINDING = 'default/web-deployment';
@@ -49,12 +49,7 @@ beforeAll(async () => {
       },
     });
   }
-  cp = await ControlPlaneProcess.start(plane.controlPlaneKubeconfig, [
-    '--leader-elect=true',
-    '--leader-elect-lease-duration=4s',
-    '--leader-elect-renew-deadline=3s',
-    '--leader-elect-retry-period=1s',
-  ]);
+  cp = await ControlPlaneProcess.start(plane.controlPlaneKubeconfig, LEADER_ELECTION_FLAGS);
   await cp.ready();
 });
 
