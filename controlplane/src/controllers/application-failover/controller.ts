@@ -40,7 +40,7 @@ export interface ApplicationFailoverDeps {
 /** The taint manager's reason for the same step, so that both failovers read alike. */
 const EVICTION_STARTED = 'EvictionStarted';
 
-/** Bindings with application failover (or that just lost it, to forget their timers). */
+/** Every binding: those with application failover, and those that lost it (to forget their timers). */
 const keysOf = (b: ResourceBinding): string[] => [joinKey(b.metadata.namespace, b.metadata.name ?? '')];
 
 export function applicationFailoverController(deps: ApplicationFailoverDeps): ControllerSpec {
@@ -66,13 +66,13 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
       });
       if (Object.keys(plan.memory).length === 0) timers.delete(key);
       else timers.set(key, plan.memory);
-      // Only a change to the binding (its status or policy) or to the gates can help.
-      if (plan.problem !== undefined) throw new TerminalError(plan.problem);
       if (plan.change !== undefined) await evict(deps, { key, b, plan }, { log, signal });
       else if (plan.healthyToRecord !== undefined) {
         const patch = { metadata: { annotations: healthyAnnotation(plan.healthyToRecord) } };
         await bindingClient(deps.bindings, key).mergePatch(key, patch, { signal });
       }
+      // Only a change to the binding (its status or policy) or to the gates can help.
+      if (plan.problem !== undefined) throw new TerminalError(plan.problem);
       return plan.recheckInMs === undefined ? converged() : recheckIn(plan.recheckInMs);
     },
   };
