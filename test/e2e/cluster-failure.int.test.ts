@@ -3,7 +3,8 @@
  * Ready=Unknown once the heartbeat has been silent for the monitor grace period (at most one
  * monitor period later), gets the unreachable NoSchedule taint at once, the default policy's
  * NoExecute taint after its hold time, and the bindings on it are moved; the agent comes back and
- * the taints go.
+ * the taints go. A member API server that goes down while its agent runs is reported Ready=False
+ * and tainted not-ready, and untainted once it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCondition } from '@kf/api';
@@ -33,8 +34,8 @@ afterAll(async () => {
   await (fed as FailoverFederation | undefined)?.destroy();
 });
 
-describe('a member agent fails', () => {
-  it('marks the Cluster Unknown, taints it, evicts its bindings, and untaints it when the agent returns', async () => {
+describe('member failures', () => {
+  it('an agent dies: Cluster Unknown, tainted, bindings evicted, untainted when the agent returns', async () => {
     const { monitorGraceSeconds: grace, monitorPeriodSeconds: period, taintHoldSeconds: hold } = fed.timing;
     await propagate(
       fed,
@@ -102,6 +103,33 @@ describe('a member agent fails', () => {
     await until(
       'member1 taints removed',
       async () => ((await fed.clusters.get('member1')).spec.taints ?? []).length === 0,
+      30_000,
+    );
+  });
+
+  it('a member API server goes down while its agent runs: Ready=False, not-ready taints, restored after', async () => {
+    await fed.killMemberApiServer('member2');
+    // The agent keeps its heartbeat and reports the member unreachable once its failure threshold passed.
+    await until('member2 Ready=False', async () => (await fed.readyStatus('member2')) === 'False', 60_000);
+    const cluster = await fed.clusters.get('member2');
+    expect(findCondition(cluster.status?.conditions, 'Ready')?.reason).toBe('ClusterNotReachable');
+    await until(
+      'not-ready NoSchedule and NoExecute on member2',
+      async () =>
+        (await clusterTaint(fed, 'member2', TAINTS.notReadySchedule)) !== undefined &&
+        (await clusterTaint(fed, 'member2', TAINTS.notReadyExecute)) !== undefined,
+      30_000,
+    );
+    await until(
+      'web evicted from member2',
+      async () => !('member2' in ((await placement(fed, 'web')) ?? {})),
+    );
+
+    await fed.startMemberApiServer('member2');
+    await until('member2 Ready=True', async () => (await fed.readyStatus('member2')) === 'True', 60_000);
+    await until(
+      'member2 taints removed',
+      async () => ((await fed.clusters.get('member2')).spec.taints ?? []).length === 0,
       30_000,
     );
   });
