@@ -4,6 +4,7 @@ import {
   DEFAULT_EVICTION_PACING,
   fillBucket,
   planEvictions,
+  turnInMs,
   type EvictionPacing,
   type PendingEviction,
   type TokenBucket,
@@ -171,5 +172,26 @@ describe('planEvictions', () => {
         },
       ),
     );
+  });
+});
+
+describe('turnInMs', () => {
+  // slow: 2 tokens/s (one every 500 ms), burst 3; the bucket is empty at 0 ms.
+  const empty = { tokens: 0, updatedAtMs: 0 };
+  it.each<[string, number, number, number | undefined]>([
+    ['the first in line waits for the next token', 1, 0, 500],
+    ['the third waits for three tokens', 3, 0, 1_500],
+    ['tokens already earned count: the third at 250 ms', 3, 250, 1_250],
+    ['those ahead take the tokens there are: the fifth of five with 3 in the bucket', 5, 1_500, 1_000],
+  ])('%s', (_name, position, nowMs, expected) => {
+    const plan = planEvictions(pending(position), empty, nowMs, slow);
+    expect(plan.evictNow).not.toContain(pending(position).at(-1)?.key);
+    expect(turnInMs(position, plan, slow)).toBe(expected);
+  });
+
+  it('is undefined when no token ever comes', () => {
+    const none = { ratePerSecond: 0, burst: 1 };
+    const plan = planEvictions(pending(2), empty, 0, none);
+    expect(turnInMs(2, plan, none)).toBeUndefined();
   });
 });

@@ -19,6 +19,9 @@ export interface EvictionPacing {
   readonly burst: number;
 }
 
+/** Refill arithmetic in floating point: this far below a whole token is a whole token. */
+const TOKEN_EPSILON = 1e-9;
+
 export const DEFAULT_EVICTION_PACING: EvictionPacing = { ratePerSecond: 50, burst: 100 };
 
 export interface TokenBucket {
@@ -63,7 +66,8 @@ export function planEvictions(
   const ordered = [...pending].sort(
     (a, b) => a.dueAtMs - b.dueAtMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
-  const take = Math.min(ordered.length, Math.floor(available));
+  // A token that is whole but for floating-point dust (refills add fractions) counts as whole.
+  const take = Math.min(ordered.length, Math.floor(available + TOKEN_EPSILON));
   const tokens = available - take;
   const next = { tokens, updatedAtMs: Math.max(nowMs, bucket.updatedAtMs) };
   const evictNow = ordered.slice(0, take).map((p) => p.key);
