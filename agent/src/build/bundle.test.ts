@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledInputs } from '@kf/runtime/bundle';
 import { PRODUCTION_NODE_FLAGS, bundleAgent, type BundleResult } from './bundle.ts';
 
 /** What keeps the production bundle small; the benchmark measures the memory it saves. */
@@ -23,12 +24,7 @@ describe('agent bundle', () => {
   });
 
   it('leaves client-node generated APIs and models, websockets and tar out', () => {
-    // Files that contributed code to the output (esbuild also lists the ones it shook out).
-    const inputs = Object.values(bundle.metafile.outputs).flatMap((o) =>
-      Object.entries(o.inputs)
-        .filter(([, i]) => i.bytesInOutput > 0)
-        .map(([f]) => f),
-    );
+    const inputs = bundledInputs(bundle);
     expect(inputs.filter((f) => f.includes('/client-node/dist/gen/models/'))).toEqual([]);
     expect(inputs.filter((f) => /\/client-node\/dist\/gen\/apis\/.*Api\.js$/.test(f))).toEqual([]);
     expect(inputs.filter((f) => /node_modules\/(ws|tar-fs|tar-stream)\//.test(f))).toEqual([]);

@@ -1,14 +1,8 @@
-import {
-  CoreV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Node,
-  type V1NodeCondition,
-} from '@kubernetes/client-node';
-import { formatTime } from '@kf/api';
-import { apiTimeout, makeApiClient, toKubeError } from '@kf/kube';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeTransport, ResourceClient, collectionPath, kubeErrorFromResponse, toKubeError } from '@kf/kube';
+import { request } from 'undici';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../health/node-condition.ts';
+import { NODE_RESOURCE, type NodeObject } from './node-object.ts';
 
 /** Reads and writes this node's `ServiceDomainNameResolutionReady` condition. */
 export interface NodeConditionStore {
@@ -18,30 +12,43 @@ export interface NodeConditionStore {
   write(condition: NodeCondition, signal: AbortSignal): Promise<NodeCondition | undefined>;
 }
 
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+
 /**
- * The Node status subresource in the member cluster. Writes are strategic merge patches: Node
- * conditions merge by `type`, so the kubelet's conditions are never sent, never overwritten and
- * never raced with (Karmada's detector PUTs the whole Node instead).
+ * The Node status subresource in the member cluster, over plain undici requests (timestamps stay
+ * the API's strings). Writes are strategic merge patches: Node conditions merge by `type`, so the
+ * kubelet's conditions are never sent, never overwritten and never raced with (Karmada's
+ * detector PUTs the whole Node instead).
  */
 export function memberNodeStore(kc: KubeConfig, nodeName: string, timeoutMs: number): NodeConditionStore {
-  const core = makeApiClient(kc, CoreV1Api, { timeoutMs });
+  const nodes = new ResourceClient<NodeObject>(kc, NODE_RESOURCE, { timeoutMs });
+  const transport = new KubeTransport(kc);
+  const statusPath = `${collectionPath(NODE_RESOURCE)}/${encodeURIComponent(nodeName)}/status`;
   return {
     async load(signal) {
-      try {
-        return ours(await core.readNodeStatus({ name: nodeName }, apiTimeout(timeoutMs, signal)));
-      } catch (err: unknown) {
-        throw toKubeError(err);
-      }
+      return ours(await nodes.get(nodeName, { signal }));
     },
     async write(condition, signal) {
-      const body = { status: { conditions: [condition] } };
-      const options = setHeaderOptions(
-        'Content-Type',
-        PatchStrategy.StrategicMergePatch,
-        apiTimeout(timeoutMs, signal),
-      );
+      const body = JSON.stringify({ status: { conditions: [condition] } });
       try {
-        return ours(await core.patchNodeStatus({ name: nodeName, body }, options));
+        const conn = await transport.connect();
+        const res = await request(`${conn.baseUrl}${statusPath}`, {
+          method: 'PATCH',
+          dispatcher: conn.dispatcher,
+          headers: {
+            ...conn.headers,
+            accept: 'application/json',
+            'content-type': STRATEGIC_MERGE_PATCH,
+            'user-agent': 'karmada-failover-probe',
+          },
+          body,
+          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
+        });
+        const text = await res.body.text();
+        if (res.statusCode < 200 || res.statusCode > 299) {
+          throw kubeErrorFromResponse(res.statusCode, text, res.headers);
+        }
+        return ours(JSON.parse(text) as NodeObject);
       } catch (err: unknown) {
         throw toKubeError(err);
       }
@@ -49,23 +56,6 @@ export function memberNodeStore(kc: KubeConfig, nodeName: string, timeoutMs: num
   };
 }
 
-function ours(node: V1Node): NodeCondition | undefined {
-  const c = node.status?.conditions?.find((x) => x.type === NODE_CONDITION_TYPE);
-  return c === undefined ? undefined : toJson(c);
-}
-
-/** client-node hands out Dates; the rest of the probe works with the API's strings. */
-function toJson(c: V1NodeCondition): NodeCondition {
-  return {
-    type: c.type,
-    status: c.status,
-    ...(c.reason === undefined ? {} : { reason: c.reason }),
-    ...(c.message === undefined ? {} : { message: c.message }),
-    ...(c.lastHeartbeatTime === undefined ? {} : { lastHeartbeatTime: timeString(c.lastHeartbeatTime) }),
-    ...(c.lastTransitionTime === undefined ? {} : { lastTransitionTime: timeString(c.lastTransitionTime) }),
-  };
-}
-
-function timeString(t: Date | string): string {
-  return typeof t === 'string' ? t : formatTime(t.getTime());
+function ours(node: NodeObject): NodeCondition | undefined {
+  return node.status?.conditions?.find((x) => x.type === NODE_CONDITION_TYPE);
 }

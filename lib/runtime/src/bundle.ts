@@ -1,0 +1,190 @@
+/**
+ * Production builds of the karmada-failover processes: one ES module per process (`dist/*.mjs`)
+ * with every dependency inside, run as `node <PRODUCTION_NODE_FLAGS> dist/<name>.mjs ...`.
+ * Imported as `@kf/runtime/bundle` by each product's build script, never by a running process.
+ *
+ * A bundle loads in a fraction of the memory of the source tree: no TypeScript stripping, no
+ * module graph of a thousand files to resolve and keep, and only the parts of large libraries a
+ * process reaches (of client-node, the kubeconfig loader and its authenticators instead of every
+ * generated API and model).
+ */
+import { stat } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { build, type Metafile, type Plugin } from 'esbuild';
+
+/**
+ * The V8 settings the processes run with in their containers, sized to their workloads (a few
+ * MB of live objects, bursts of short-lived garbage when a LIST page, a status sync or a DNS
+ * round is processed):
+ * - `--max-semi-space-size=1`: a 1 MiB young generation, collected often and cheaply. V8 sizes
+ *   it from the machine's memory otherwise, up to 64 MiB per semi-space on a large node, which
+ *   the bursts fill and keep resident;
+ * - `--optimize-for-size`: V8's memory-saving mode (smaller heap growth steps); work done in
+ *   bursts takes about twice as long, still a small fraction of its period.
+ * The old generation keeps V8's limit: a cluster larger than planned must cost memory, not crash
+ * the process. They belong on the command line: `NODE_OPTIONS` refuses `--optimize-for-size`.
+ */
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--optimize-for-size'];
+
+/** The package whose modules are declared free of side effects by default. */
+export const CLIENT_NODE = '@kubernetes/client-node';
+
+/**
+ * A package index that re-exports every module of the package (client-node's: generated APIs
+ * and models, websockets, tar, port-forward...) keeps them all in a bundle: esbuild keeps a
+ * module whose exports are unused when it cannot prove that loading it has no side effects.
+ * client-node's modules only declare classes and functions (and the File polyfill for Node 18,
+ * which Node 24 does not need), so they are declared free of side effects: the bundle keeps the
+ * ones the process reaches.
+ */
+function withoutSideEffects(packages: readonly string[]): Plugin {
+  const dirs = packages.map((p) => `/node_modules/${p}/`);
+  const inPackage = (path: string): boolean => dirs.some((d) => path.includes(d));
+  return {
+    name: 'packages-without-side-effects',
+    setup(b) {
+      const resolving = Symbol('resolving');
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === resolving) return undefined;
+        if (!inPackage(args.importer) && !packages.includes(args.path)) return undefined;
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: resolving,
+        });
+        if (r.errors.length > 0 || !inPackage(r.path)) return r;
+        return { ...r, sideEffects: false };
+      });
+    },
+  };
+}
+
+const BUILTINS = new Set(builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`])));
+
+/**
+ * Node's own modules are loaded with require() rather than import. An `import` of a built-in
+ * module builds its namespace object, which reads every export, lazy ones included: importing
+ * `node:http` that way reads its WebSocket, MessageEvent and CloseEvent exports and so loads
+ * Node's internal copy of undici, which the processes never use (2 to 3 MiB of RSS). require()
+ * hands out the module object and leaves lazy exports unread.
+ */
+const builtinsByRequire: Plugin = {
+  name: 'builtins-by-require',
+  setup(b) {
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!BUILTINS.has(args.path) || args.kind === 'require-call') return undefined;
+      return { path: args.path, namespace: 'builtin-by-require' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * undici's package index loads all of undici when it is required: fetch, WebSocket, EventSource,
+ * the HTTP cache and its CacheStorage instance, cookies, mocks and every interceptor, about
+ * 900 KB of code that a bundle keeps and runs (esbuild cannot shake CommonJS). The processes and
+ * client-node use its dispatchers (`Agent`, `ProxyAgent`) and `request()` only, so a bare
+ * `undici` import resolves to an index of those; anything else it exported is left undefined.
+ * `request(url, { dispatcher, ...options })` takes the URL as a string or URL, as the full one
+ * does, and runs on the given dispatcher (the global one otherwise).
+ */
+const UNDICI_DISPATCHERS_ONLY = `'use strict'
+const Dispatcher = require('./lib/dispatcher/dispatcher')
+const api = require('./lib/api')
+const { getGlobalDispatcher, setGlobalDispatcher } = require('./lib/global')
+Object.assign(Dispatcher.prototype, api)
+function request (url, opts = {}) {
+  const u = new URL(url)
+  const { dispatcher = getGlobalDispatcher(), ...rest } = opts
+  const method = rest.method || (rest.body ? 'PUT' : 'GET')
+  return api.request.call(dispatcher, { ...rest, origin: u.origin, path: u.pathname + u.search, method })
+}
+module.exports = {
+  Dispatcher,
+  Client: require('./lib/dispatcher/client'),
+  Pool: require('./lib/dispatcher/pool'),
+  Agent: require('./lib/dispatcher/agent'),
+  ProxyAgent: require('./lib/dispatcher/proxy-agent'),
+  Socks5ProxyAgent: require('./lib/dispatcher/socks5-proxy-agent'),
+  buildConnector: require('./lib/core/connect'),
+  errors: require('./lib/core/errors'),
+  getGlobalDispatcher,
+  setGlobalDispatcher,
+  request
+}
+`;
+
+const undiciDispatchersOnly: Plugin = {
+  name: 'undici-dispatchers-only',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) => ({
+      // undici's own index, as the importer would load it (resolved here, not through
+      // esbuild's plugins, so that no other plugin's hook runs for it).
+      path: createRequire(join(args.resolveDir, 'index.js')).resolve('undici'),
+      namespace: 'undici-dispatchers-only',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'undici-dispatchers-only' }, (args) => ({
+      contents: UNDICI_DISPATCHERS_ONLY,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+export interface BundleOptions {
+  /** The process's main module. */
+  readonly entry: string;
+  /** Where the bundle goes; its source map and license notices are written beside it. */
+  readonly outfile: string;
+  /** Packages declared free of side effects (default: client-node). */
+  readonly sideEffectFree?: readonly string[];
+}
+
+export interface BundleResult {
+  readonly outfile: string;
+  readonly bytes: number;
+  readonly metafile: Metafile;
+}
+
+/** Builds one process bundle. */
+export async function bundleProcess(opts: BundleOptions): Promise<BundleResult> {
+  const result = await build({
+    entryPoints: [opts.entry],
+    outfile: opts.outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    // Whitespace and syntax only: identifiers keep their names for stack traces and logs.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'external',
+    sourcemap: 'linked',
+    // CommonJS dependencies bundled into an ES module still call require() for Node's modules.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    plugins: [
+      builtinsByRequire,
+      undiciDispatchersOnly,
+      withoutSideEffects(opts.sideEffectFree ?? [CLIENT_NODE]),
+    ],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return { outfile: opts.outfile, bytes: (await stat(opts.outfile)).size, metafile: result.metafile };
+}
+
+/** The input files that contributed code to the bundle (esbuild also lists the ones shaken out). */
+export function bundledInputs(result: BundleResult): string[] {
+  return Object.values(result.metafile.outputs).flatMap((o) =>
+    Object.entries(o.inputs)
+      .filter(([, i]) => i.bytesInOutput > 0)
+      .map(([f]) => f),
+  );
+}
