@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { killRun } from '../federation.ts';
+import { runFailoverUp } from './failover-up.ts';
 import { runFederationUp } from './federation-up.ts';
 
 /** Every flag reads an environment variable named after it: --members → KF_MEMBERS. */
@@ -32,6 +33,27 @@ program
   .addOption(flag('--keep', 'keep the federation running until Ctrl-C').default(false))
   .action(async (opts: { members: number; nodes: number; runDir?: string; keep: boolean }) => {
     await runFederationUp({
+      ...opts,
+      print: (line) => {
+        console.log(line);
+      },
+    });
+  });
+
+program
+  .command('failover-up')
+  .description(
+    'Starts the federation with a member agent per member, the control plane with --failover and the default ' +
+      'ClusterTaintPolicy, waits until every Cluster is Ready, then tears everything down (or, with --keep, waits for Ctrl-C).',
+  )
+  .addOption(flag('--members <n>', 'number of member clusters').argParser(positiveInt).default(2))
+  .addOption(flag('--nodes <n>', 'KWOK nodes per member').argParser(positiveInt).default(1))
+  .addOption(
+    flag('--run-dir <path>', 'folder for kubeconfigs, logs and data (default: a new folder under .run/)'),
+  )
+  .addOption(flag('--keep', 'keep the federation running until Ctrl-C').default(false))
+  .action(async (opts: { members: number; nodes: number; runDir?: string; keep: boolean }) => {
+    await runFailoverUp({
       ...opts,
       print: (line) => {
         console.log(line);
