@@ -188,6 +188,30 @@ describe('application failover', () => {
   });
 });
 
+describe('application failover across a controller restart', () => {
+  it('still moves a workload that was healthy, then broke, when the controller restarted', async () => {
+    await h.policies.create(
+      singleClusterPolicy('api', {
+        application: { decisionConditions: { tolerationSeconds: TOLERATION_SECONDS }, purgeMode: 'Directly' },
+      }),
+    );
+    await h.deployments.create(deployment('api', 1));
+    await expect.poll(() => placedOn('api'), POLL).toEqual(['member1']);
+    await runHealthy('api', 'member1');
+    await seenHealthy('api', 'member1');
+    await breakOn('api', 'member1');
+    await expect.poll(() => healthOn('api', 'member1'), POLL).toBe('Unhealthy');
+
+    // The new controller never sees the workload Healthy itself: only the record on the binding says so.
+    await h.restartApplicationFailover();
+    await expect.poll(() => placedOn('api'), POLL).toEqual(['member2']);
+    expect((await binding('api')).spec.gracefulEvictionTasks?.[0]).toMatchObject({
+      fromCluster: 'member1',
+      reason: 'ApplicationFailure',
+    });
+  });
+});
+
 describe('explain', () => {
   /** The control plane's CLI, as an operator runs it against this API server. */
   const explainCli = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>

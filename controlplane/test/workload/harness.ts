@@ -55,6 +55,8 @@ export interface Harness {
   readonly bindings: ResourceClient<ResourceBinding>;
   readonly works: ResourceClient<Work>;
   readonly deployments: ResourceClient<ResourceTemplate>;
+  /** Stops application-failover and starts a fresh one (its in-memory timers gone), as a restart does. */
+  restartApplicationFailover(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -80,15 +82,10 @@ export async function startHarness(
   const stateful = options.statefulFailoverInjection ?? false;
   const workload = createWorkloadDeps(kc, log, { statefulFailoverInjection: stateful });
   const { bindings, events } = workload.deps;
-  const failover =
+  const gracefulEviction =
     options.failover === undefined
       ? []
       : [
-          applicationFailoverController({
-            bindings,
-            events,
-            gates: { gracefulEviction: true, statefulFailoverInjection: stateful },
-          }),
           gracefulEvictionController({
             bindings,
             events,
@@ -98,10 +95,27 @@ export async function startHarness(
   const abort = new AbortController();
   const running = [
     ...workload.runnables.map((r) => r.start(abort.signal)),
-    ...[...workloadControllers(workload.deps), ...failover].map((c) =>
+    ...[...workloadControllers(workload.deps), ...gracefulEviction].map((c) =>
       runController(c, { log }, abort.signal),
     ),
   ];
+  // application-failover runs under its own signal so that a test can restart it.
+  let appFailover: { abort: AbortController; done: Promise<void> } | undefined;
+  const startApplicationFailover = (): void => {
+    if (options.failover === undefined) return;
+    const own = new AbortController();
+    const controller = applicationFailoverController({
+      bindings,
+      events,
+      gates: { gracefulEviction: true, statefulFailoverInjection: stateful },
+    });
+    appFailover = { abort: own, done: runController(controller, { log }, own.signal) };
+  };
+  const stopApplicationFailover = async (): Promise<void> => {
+    appFailover?.abort.abort();
+    await appFailover?.done.catch(() => undefined);
+  };
+  startApplicationFailover();
   return {
     cp,
     clusters: new ResourceClient<Cluster>(kc, clusterKind),
@@ -112,7 +126,12 @@ export async function startHarness(
     bindings: new ResourceClient<ResourceBinding>(kc, resourceBindingKind),
     works: new ResourceClient<Work>(kc, workKind),
     deployments: new ResourceClient<ResourceTemplate>(kc, DEPLOYMENTS),
+    restartApplicationFailover: async () => {
+      await stopApplicationFailover();
+      startApplicationFailover();
+    },
     stop: async () => {
+      await stopApplicationFailover();
       abort.abort();
       await Promise.allSettled(running);
       await workload.deps.events.flush();
