@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every benchmark and prints its figures: the scheduler's pure assignment, the DNS probe's
+# Runs every benchmark and prints its figures: the scheduler's pure assignment, rescheduling
+# through the control-plane process after a cluster failure, the DNS probe's
 # per-lookup CPU and RSS (against a local federation), and the agent's status sync and RSS on a
 # member with 500 KWOK nodes and 5,000 pods.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -10,6 +11,8 @@ log "scheduler: 10,000 bindings x 100 clusters"
 node controlplane/bench/assign.bench.ts
 log "control plane: 1,000 bindings evicted from a NoExecute-tainted cluster (default pacing)"
 node controlplane/bench/eviction.bench.ts
+log "control plane: 1,000 bindings rescheduled after a cluster failure"
+node controlplane/bench/reschedule.bench.ts
 log "probe: lookups and RSS"
 node probe/bench/lookup.bench.ts --federation --seconds=20
 log "agent: 500 nodes, 5,000 pods"
