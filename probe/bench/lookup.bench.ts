@@ -8,7 +8,7 @@
  *    lookup (`kubernetes.default` through the search list: NXDOMAIN, then the answer) and a
  *    single-query one (an absolute name).
  * 2. The probe process itself, probing every 100 ms, run several ways one after the other:
- *    `bundle` (the production command: `node <PRODUCTION_NODE_FLAGS> dist/probe.mjs`, built
+ *    `bundle` (the production command: `node <PROBE_NODE_FLAGS> dist/probe.mjs`, built
  *    first), `bundle-no-flags` and `source` (`node src/main.ts`). Reported per run: RSS (mean of
  *    samples every 250 ms over the measured seconds, with its anonymous and file-backed parts at
  *    the end), peak RSS (the kernel's high-water mark, start-up included), and CPU per lookup of
@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startFederation, type LocalFederation } from '@kf/testing';
-import { PROBE_BUNDLE, PRODUCTION_NODE_FLAGS, bundleProbe } from '../src/build/bundle.ts';
+import { PROBE_BUNDLE, PROBE_NODE_FLAGS, bundleProbe } from '../src/build/bundle.ts';
 import { parseResolvConf } from '../src/dns/resolv-conf.ts';
 import { lookup } from '../src/dns/resolver.ts';
 import { exchange } from '../src/dns/transport.ts';
@@ -51,7 +51,7 @@ interface Run {
 }
 
 const RUNS: readonly Run[] = [
-  { name: 'bundle', entry: PROBE_BUNDLE, nodeFlags: PRODUCTION_NODE_FLAGS },
+  { name: 'bundle', entry: PROBE_BUNDLE, nodeFlags: PROBE_NODE_FLAGS },
   { name: 'bundle-no-flags', entry: PROBE_BUNDLE, nodeFlags: [] },
   { name: 'source', entry: SOURCE_MAIN, nodeFlags: [] },
 ];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledInputs } from '@kf/runtime/bundle';
-import { PRODUCTION_NODE_FLAGS, bundleProbe, type BundleResult } from './bundle.ts';
+import { PROBE_NODE_FLAGS, bundleProbe, type BundleResult } from './bundle.ts';
 
 /** What keeps the production bundle small; the benchmark measures the memory it saves. */
 describe('probe bundle', () => {
@@ -47,7 +47,7 @@ describe('probe bundle', () => {
   it('runs on its own, with the production flags', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [...PRODUCTION_NODE_FLAGS, bundle.outfile, '--help'],
+      [...PROBE_NODE_FLAGS, bundle.outfile, '--help'],
       { cwd: dir },
     );
     expect(stdout).toContain('--node-name');
