@@ -13,6 +13,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { kubeBinaries, startFederation, type LocalFederation } from '@kf/testing';
+import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
+import { PROBE_NODE_FLAGS } from '../../probe/src/build/bundle.ts';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
@@ -208,6 +210,26 @@ describe('both charts', () => {
         });
       }
     }
+  });
+
+  it('start each bundle with the Node flags its build defines', async () => {
+    const all = [
+      ...objects(await render(MEMBER, ...MEMBER_VALUES)),
+      ...objects(await render(CONTROLPLANE, 'karmadaKubeconfig.kubeconfig=apiVersion: v1')),
+    ];
+    const argsOf = (bundle: string) =>
+      workloads(all)
+        .map((w) => podSpecOf(w).containers[0]!.args ?? [])
+        .find((a) => a.includes(bundle));
+    const nodeFlags = (args: string[] | undefined) =>
+      args?.slice(
+        1,
+        args.findIndex((a) => a.endsWith('.mjs')),
+      );
+    expect(argsOf('dist/agent.mjs')?.[0]).toBe('node');
+    expect(nodeFlags(argsOf('dist/agent.mjs'))).toEqual(PRODUCTION_NODE_FLAGS);
+    expect(nodeFlags(argsOf('dist/probe.mjs'))).toEqual(PROBE_NODE_FLAGS);
+    expect(nodeFlags(argsOf('dist/controlplane.mjs'))).toEqual([]);
   });
 
   it('pass only flags the programs define', { timeout: 120_000 }, async () => {
