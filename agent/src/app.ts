@@ -10,6 +10,7 @@ import {
   LEASE_RESOURCE,
   LeaderElector,
   ResourceClient,
+  EventRecorder,
   WatchCache,
   loadKubeConfig,
   type Lease,
@@ -220,6 +221,7 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     fieldManager: FIELD_MANAGER,
     metrics,
     workers: config.concurrentWorkSyncs,
+    events: new EventRecorder({ kubeConfig: kcs.karmada, component: FIELD_MANAGER, log: ctx.log }),
   };
   if (enabled.has('execution') || enabled.has('workStatus')) manager.add(cacheRunnable('work-cache', works));
   if (enabled.has('execution')) manager.add(controllerRunnable(executionController(workDeps), runnerDeps));

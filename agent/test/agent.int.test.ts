@@ -9,9 +9,11 @@ import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
 import {
+  CORE_EVENT_RESOURCE,
   KubeError,
   LEASE_RESOURCE,
   ResourceClient,
+  type CoreEvent,
   loadKubeConfig,
   parseMicroTime,
   type Lease,
@@ -30,10 +32,16 @@ let agent: AgentProcess;
 let clusters: ResourceClient<Cluster>;
 let works: ResourceClient<Work>;
 let leases: ResourceClient<Lease>;
+let events: ResourceClient<CoreEvent>;
 let apps: AppsV1Api;
 let core: CoreV1Api;
 
 const ES = executionNamespaceFor('member1');
+/** `type/reason` of the Events recorded on a Work of the execution namespace. */
+const workEvents = async (name: string): Promise<string[]> =>
+  (await events.list({ namespace: ES })).items
+    .filter((e) => e.involvedObject.kind === 'Work' && e.involvedObject.name === name)
+    .map((e) => `${e.type}/${e.reason}`);
 const readyOf = async (name = 'member1'): Promise<string | undefined> =>
   (await clusters.get(name)).status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
@@ -43,6 +51,7 @@ beforeAll(async () => {
   clusters = new ResourceClient<Cluster>(kc, clusterKind);
   works = new ResourceClient<Work>(kc, workKind);
   leases = new ResourceClient<Lease>(kc, LEASE_RESOURCE);
+  events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'karmada-system' } } });
   // The agent runs with least privilege from the start: its RBAC and admission policy applied.
   await execFileAsync(
@@ -259,6 +268,10 @@ describe('Works', () => {
       reason: 'AppliedSuccessful',
     });
     expect(w.status?.conditions?.find((c) => c.type === 'Dispatching')).toMatchObject({ status: 'True' });
+    await eventually('Work events recorded', async () => {
+      const recorded = await workEvents('web');
+      return recorded.includes('Normal/WorkDispatching') && recorded.includes('Normal/SyncSucceed');
+    });
     expect(w.status?.manifestStatuses?.[0]).toMatchObject({
       identifier: {
         ordinal: 0,
@@ -307,6 +320,9 @@ describe('Works', () => {
     const applied = (await works.get(`${ES}/handmade`)).status?.conditions?.find((c) => c.type === 'Applied');
     expect(applied?.reason).toBe('AppliedFailed');
     expect(applied?.message).toMatch(/^Failed to apply all manifests \(0\/1\): .*not managed by Karmada/);
+    await eventually('SyncFailed event recorded', async () =>
+      (await workEvents('handmade')).includes('Warning/SyncFailed'),
+    );
     expect((await deploymentOf('handmade')).spec?.replicas).toBe(1);
     await works.delete(`${ES}/handmade`);
     await eventually('Work gone', async () => (await works.find(`${ES}/handmade`)) === undefined);

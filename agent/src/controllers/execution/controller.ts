@@ -21,7 +21,14 @@ import {
   type Manifest,
   type Work,
 } from '@kf/api';
-import { isNotFound, keyOf, updateWithRetry, type ResourceClient, type WatchCache } from '@kf/kube';
+import {
+  isNotFound,
+  keyOf,
+  updateWithRetry,
+  type EventRecorder,
+  type ResourceClient,
+  type WatchCache,
+} from '@kf/kube';
 import { converged, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
 import { jsonEqual } from '../../json-equal.ts';
 import type { MemberObjects } from '../../member/member-objects.ts';
@@ -39,6 +46,7 @@ import {
   type MemberObject,
   type WorkRef,
 } from './manifest-plan.ts';
+import { syncEvent, workEventReasons } from './work-events.ts';
 
 export interface WorkDeps {
   readonly clusterName: string;
@@ -49,6 +57,8 @@ export interface WorkDeps {
   readonly fieldManager: string;
   readonly metrics: AgentMetrics;
   readonly workers: number;
+  /** Events on Works in the control plane, where upstream's agent records them. */
+  readonly events?: Pick<EventRecorder, 'record'>;
 }
 
 /** An unmanaged member object is in the way of a manifest. */
@@ -84,16 +94,26 @@ export function executionController(deps: WorkDeps): ControllerSpec {
       }
       const work = await ensureFinalizer(deps, cached, key);
       const suspended = work.spec.suspendDispatching === true;
-      await writeConditions(deps, key, [dispatching(suspended)], now);
+      const dispatch = dispatching(suspended);
+      const dispatchChanged = conditionStatus(work, dispatch.type) !== dispatch.status;
+      await writeConditions(deps, key, [dispatch], now);
+      if (dispatchChanged)
+        deps.events?.record(work, 'Normal', workEventReasons.dispatching, dispatch.message);
       if (suspended) return converged();
       const manifests = work.spec.workload?.manifests ?? [];
       const errors = await applyAll(deps, work, signal);
       await writeConditions(deps, key, [applied(manifests.length, errors)], now);
+      const sync = syncEvent(work, deps.clusterName, errors);
+      deps.events?.record(work, sync.type, sync.reason, sync.message);
       if (errors.length > 0)
         throw new Error(`failed to apply ${errors.length} manifest(s): ${errors.join('; ')}`);
       return converged();
     },
   };
+}
+
+function conditionStatus(work: Work, type: string): string | undefined {
+  return work.status?.conditions?.find((c) => c.type === type)?.status;
 }
 
 function workRef(work: Work): WorkRef {
