@@ -4,7 +4,8 @@
  * client certificate bound only to that RBAC against a real Karmada API server. A Deployment and
  * a PropagationPolicy become a binding, a schedule and Works; Work status comes back into the
  * binding and the Deployment; a cluster whose agent goes silent turns Unknown, is tainted, and the
- * binding is evicted from it — with no Forbidden answer anywhere in the process's log.
+ * binding is evicted from it; a custom resource whose CRD appears while the process runs becomes a
+ * binding and a Work — with no Forbidden answer anywhere in the process's log.
  */
 import { AppsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -154,5 +155,80 @@ describe('the control plane under deploy/controlplane/rbac.yaml', () => {
     expect(forbidden).toEqual([]);
     expect(logs.filter((l) => l['level'] === 'error' || l['level'] === 'fatal')).toEqual([]);
     expect(cp.stderr()).not.toMatch(/forbidden/i);
+  });
+
+  it('propagates a custom resource whose CRD is installed while it runs, never Forbidden', async () => {
+    const kc = plane.cluster.kubeConfig();
+    const group = 'rbac.example.com';
+    await plane.clusters.patchStatus('west', {
+      status: {
+        apiEnablements: [
+          { groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] },
+          { groupVersion: `${group}/v1`, resources: [{ name: 'widgets', kind: 'Widget' }] },
+        ],
+      },
+    });
+    const crds = new ResourceClient<{
+      metadata: { name: string };
+      spec?: unknown;
+      status?: { conditions?: { type: string; status: string }[] };
+    }>(kc, {
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      plural: 'customresourcedefinitions',
+      namespaced: false,
+    });
+    await crds.create({
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+              },
+            },
+          },
+        ],
+      },
+    });
+    await expect
+      .poll(
+        async () =>
+          (await crds.get(`widgets.${group}`)).status?.conditions?.find((c) => c.type === 'Established')
+            ?.status,
+        POLL,
+      )
+      .toBe('True');
+    await new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind).create({
+      metadata: { name: 'widgets', namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: `${group}/v1`, kind: 'Widget' }],
+        placement: { clusterAffinity: { clusterNames: ['west'] } },
+      },
+    });
+    await new ResourceClient<{ metadata: { name: string; namespace: string }; spec: object }>(kc, {
+      group,
+      version: 'v1',
+      plural: 'widgets',
+      namespaced: true,
+      kind: 'Widget',
+    }).create({ metadata: { name: 'sprocket', namespace: 'default' }, spec: { size: 1 } });
+
+    await expect
+      .poll(async () => (await bindings.find('default/sprocket-widget'))?.spec.clusters, POLL)
+      .toEqual([{ name: 'west' }]);
+    await expect
+      .poll(async () => works.find(`karmada-es-west/${workNameFor('Widget', 'sprocket', 'default')}`), POLL)
+      .toBeDefined();
+    const forbidden = cp.logs().filter((l) => /forbidden|\b403\b/i.test(JSON.stringify(l)));
+    expect(forbidden).toEqual([]);
   });
 });

@@ -31,12 +31,14 @@ import type { SchedulerOptions } from '../scheduler/schedule.ts';
 import { bindingStatusController } from './binding-status/controller.ts';
 import { bindingController } from './binding/controller.ts';
 import type { BindingStore } from './bindings.ts';
-import { builtInKinds, type KindResolver } from './kinds.ts';
+import { discoveryKinds } from './kind-discovery/discovery-kinds.ts';
+import type { KindCatalog } from './kinds.ts';
 import { resourceDetectorController } from './resource-detector/controller.ts';
 import { schedulerController } from './scheduler/controller.ts';
 import { TemplateCaches } from './template-caches.ts';
 
-export { builtInKinds, type KindResolver } from './kinds.ts';
+export { builtInKinds, type KindCatalog, type KindResolver } from './kinds.ts';
+export { DiscoveryKinds, discoveryKinds } from './kind-discovery/discovery-kinds.ts';
 export { TemplateCaches } from './template-caches.ts';
 export type { BindingStore } from './bindings.ts';
 
@@ -63,8 +65,12 @@ export interface WorkloadDeps {
 export interface WorkloadDepsOptions {
   readonly schedulerName?: string;
   readonly schedulerOptions?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
-  /** Template kinds a policy may select (default: {@link builtInKinds}). */
-  readonly resolveKind?: KindResolver;
+  /**
+   * Template kinds a policy may select. Default: the built-in kinds plus whatever the API
+   * server's discovery serves (custom resources, CRDs installed later), with the discovery loop
+   * among the `runnables`.
+   */
+  readonly kinds?: KindCatalog;
   /** Event `source.component` (default `karmada-controller-manager`). */
   readonly component?: string;
   readonly clock?: Clock;
@@ -108,10 +114,16 @@ export function createWorkloadDeps(
     own.push({ name: resource.plural, cache: c as unknown as WatchCache<KubeObject> });
     return c;
   };
+  const discovery =
+    opts.kinds === undefined
+      ? discoveryKinds(kubeConfig, log.child({ component: 'kind-discovery' }), {
+          ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+        })
+      : { kinds: opts.kinds, run: undefined };
   const templates = new TemplateCaches({
     kubeConfig,
     log,
-    resolve: opts.resolveKind ?? builtInKinds,
+    kinds: discovery.kinds,
     initial: [['apps/v1', 'Deployment']],
   });
   const deps: WorkloadDeps = {
@@ -151,7 +163,11 @@ export function createWorkloadDeps(
   });
   return {
     deps,
-    runnables: [run('templates', templates), ...own.map((o) => run(o.name, o.cache))],
+    runnables: [
+      ...(discovery.run === undefined ? [] : [run('kind-discovery', { run: discovery.run })]),
+      run('templates', templates),
+      ...own.map((o) => run(o.name, o.cache)),
+    ],
   };
 }
 

@@ -1,14 +1,24 @@
 /**
  * Resource types the detector can watch as templates. Policies may name any kind; the ones
- * resolved here get a cache. The table holds the built-in kinds workloads are made of, so no
- * discovery round trip is needed; a process may pass its own resolver (e.g. one backed by API
- * discovery) for custom resources.
+ * resolved get a cache. The table holds the built-in kinds workloads are made of, so that they
+ * need no discovery round trip; every other kind (custom resources) is resolved through API
+ * discovery (`kind-discovery/`), which also learns kinds whose CRD is installed later.
  */
 import type { ResourceDescriptor } from '@kf/kube';
 import { typeKey } from './template.ts';
 
 /** `(apiVersion, kind)` → where it is served, or undefined when the kind is not known. */
 export type KindResolver = (apiVersion: string, kind: string) => ResourceDescriptor | undefined;
+
+/**
+ * Kinds the detector may watch. `resolve` answers from what is known now (it never waits for
+ * the network); a catalog that can learn kinds later (discovery) tells `onLearned` subscribers
+ * when a kind that missed before became resolvable, so that they ask again.
+ */
+export interface KindCatalog {
+  readonly resolve: KindResolver;
+  onLearned?(handler: () => void): () => void;
+}
 
 function d(apiVersion: string, kind: string, plural: string, namespaced = true): ResourceDescriptor {
   const slash = apiVersion.indexOf('/');

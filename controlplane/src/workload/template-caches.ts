@@ -1,13 +1,15 @@
 /**
  * One list+watch cache per template type, started on demand: the detector always watches
- * Deployments and adds a cache whenever a policy selects another resolvable kind. Handlers
- * subscribed here see the events of every cache, present and future, so it serves as one
- * ObjectSource for the controllers.
+ * Deployments and adds a cache whenever a policy selects another kind. A kind the catalog cannot
+ * resolve yet (a CRD not installed) stays pending and gets its cache as soon as the catalog
+ * learns it; the new cache's first list then reports every existing template as ADDED, which
+ * queues them like any other template event. Handlers subscribed here see the events of every
+ * cache, present and future, so it serves as one ObjectSource for the controllers.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceClient, WatchCache, apiVersionOf, type ResourceDescriptor } from '@kf/kube';
 import type { Logger, ObjectEventHandler, ObjectSource } from '@kf/runtime';
-import type { KindResolver } from './kinds.ts';
+import type { KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
 
 interface TypeEntry {
@@ -19,7 +21,7 @@ interface TypeEntry {
 export interface TemplateCachesOptions {
   readonly kubeConfig: KubeConfig;
   readonly log: Logger;
-  readonly resolve: KindResolver;
+  readonly kinds: KindCatalog;
   /** Types watched from the start, as `[apiVersion, kind]`. */
   readonly initial?: readonly (readonly [string, string])[];
 }
@@ -29,20 +31,33 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
   private readonly entries = new Map<string, TypeEntry>();
   private readonly handlers = new Set<ObjectEventHandler<ResourceTemplate>>();
   private readonly unsubscribes: (() => void)[] = [];
+  /** Types asked for that could not be resolved yet, by type key. */
+  private readonly pending = new Map<string, readonly [string, string]>();
   /** Set while running: caches added later start at once under it. */
   private signal: AbortSignal | undefined;
 
   constructor(opts: TemplateCachesOptions) {
     this.opts = opts;
+    const unsubscribe = opts.kinds.onLearned?.(() => {
+      this.retryPending();
+    });
+    if (unsubscribe !== undefined) this.unsubscribes.push(unsubscribe);
     for (const [apiVersion, kind] of opts.initial ?? []) this.ensure(apiVersion, kind);
   }
 
-  /** Watches the type from now on; false when it cannot be resolved. */
+  /**
+   * Watches the type from now on; false when it cannot be resolved yet (it is then watched once
+   * the catalog learns it).
+   */
   ensure(apiVersion: string, kind: string): boolean {
     const key = typeKey(apiVersion, kind);
     if (this.entries.has(key)) return true;
-    const resource = this.opts.resolve(apiVersion, kind);
-    if (resource === undefined) return false;
+    const resource = this.opts.kinds.resolve(apiVersion, kind);
+    if (resource === undefined) {
+      this.pending.set(key, [apiVersion, kind]);
+      return false;
+    }
+    this.pending.delete(key);
     const cache = new WatchCache<ResourceTemplate>({
       kubeConfig: this.opts.kubeConfig,
       resource,
@@ -57,6 +72,11 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
     if (this.signal !== undefined) cache.start(this.signal);
     this.opts.log.info({ apiVersion, kind }, 'watching resource templates');
     return true;
+  }
+
+  /** Types asked for that are not served (yet), as `[apiVersion, kind]`. */
+  pendingTypes(): readonly (readonly [string, string])[] {
+    return [...this.pending.values()];
   }
 
   /** Whether the type is watched and its first list is complete. */
@@ -113,6 +133,10 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
     });
     await Promise.all([...this.entries.values()].map((e) => e.cache.stop()));
     for (const u of this.unsubscribes.splice(0)) u();
+  }
+
+  private retryPending(): void {
+    for (const [apiVersion, kind] of [...this.pending.values()]) this.ensure(apiVersion, kind);
   }
 
   private emit(...args: Parameters<ObjectEventHandler<ResourceTemplate>>): void {

@@ -20,7 +20,7 @@ import {
 import { startControlPlane, type LocalCluster } from '@kf/testing';
 import { applicationFailoverController } from '../../src/controllers/application-failover/controller.ts';
 import { gracefulEvictionController } from '../../src/controllers/graceful-eviction/controller.ts';
-import { createWorkloadDeps, workloadControllers } from '../../src/workload/index.ts';
+import { createWorkloadDeps, workloadControllers, type WorkloadDeps } from '../../src/workload/index.ts';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 
 export const DEPLOYMENTS: ResourceDescriptor = {
@@ -47,6 +47,8 @@ const NAMESPACES: ResourceDescriptor = {
 
 export interface Harness {
   readonly cp: LocalCluster;
+  /** The caches and clients the controllers run on (read-only use: what they have seen). */
+  readonly workload: WorkloadDeps;
   readonly clusterPolicies: ResourceClient<PropagationPolicy>;
   readonly clusterBindings: ResourceClient<ResourceBinding>;
   readonly clusterRoles: ResourceClient<ResourceTemplate>;
@@ -118,6 +120,7 @@ export async function startHarness(
   startApplicationFailover();
   return {
     cp,
+    workload: workload.deps,
     clusters: new ResourceClient<Cluster>(kc, clusterKind),
     policies: new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind),
     clusterPolicies: new ResourceClient<PropagationPolicy>(kc, clusterPropagationPolicyKind),

@@ -3,8 +3,9 @@
  * ClusterPropagationPolicy into ResourceBindings / ClusterResourceBindings (§12).
  * Keyed by the binding the template maps to (`<ns>/<name>-<kind>`), so that one key covers the
  * template, its binding, and the template's disappearance.
- * Watches templates (every watched type; status-only changes ignored), both policy kinds (a
- * change queues every template its selectors name, starting caches for new kinds) and bindings.
+ * Watches templates (every watched type, built-in or custom; status-only changes ignored), both
+ * policy kinds (a change queues every template its selectors name, starting caches for new
+ * kinds, including kinds whose CRD appears later) and bindings.
  * Writes the claim onto the template, and creates, updates or deletes the binding. A binding of
  * another template with the same name (deleted and re-created) is retried until GC removed it.
  */
@@ -73,10 +74,12 @@ function policySource(deps: ResourceDetectorDeps, policies: WatchCache<Propagati
     const keys: string[] = [];
     for (const s of p.spec.resourceSelectors) {
       if (!isPropagatableType(s.apiVersion, s.kind)) continue;
+      // A kind not served yet (its CRD not installed) is watched once discovery finds it; the
+      // new cache's first list then queues its templates.
       if (!deps.templates.ensure(s.apiVersion, s.kind)) {
         deps.log.warn(
           { apiVersion: s.apiVersion, kind: s.kind },
-          'policy selects a kind that cannot be watched',
+          'policy selects a kind the API server does not serve yet',
         );
         continue;
       }
