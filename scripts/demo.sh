@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Brings up a local federation (control plane + members with KWOK nodes) on loopback and runs the
-# demo on it. Pass --keep to leave it running until Ctrl-C, --members N / --nodes N to resize it.
+# Brings up a local federation on loopback (control plane, 3 members with KWOK nodes, member agents,
+# DNS probes, the control plane process, Prometheus) and plays the failover demo with a timeline.
+# Pass --keep to leave it running until Ctrl-C, --nodes N for N KWOK nodes (and probes) per member.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 export PATH="$(bash scripts/setup.sh | tail -n 1)"
-exec node lib/testing/src/cli/federation-main.ts up "$@"
+exec node lib/testing/src/cli/federation-main.ts demo "$@"

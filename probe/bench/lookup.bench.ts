@@ -23,12 +23,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startFederation, type LocalFederation } from '@kf/testing';
+import { Dnsmasq, freePort, startFederation, type LocalFederation } from '@kf/testing';
 import { PROBE_BUNDLE, PROBE_NODE_FLAGS, bundleProbe } from '../src/build/bundle.ts';
 import { parseResolvConf } from '../src/dns/resolv-conf.ts';
 import { lookup } from '../src/dns/resolver.ts';
 import { exchange } from '../src/dns/transport.ts';
-import { Dnsmasq } from '../test/dnsmasq.ts';
 
 const PROBE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_MAIN = join(PROBE_DIR, 'src', 'main.ts');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOLV_CONF_DEFAULTS, parseResolvConf } from '../src/dns/resolv-conf.ts';
 import { lookup } from '../src/dns/resolver.ts';
 import { exchange, type ExchangeRequest } from '../src/dns/transport.ts';
-import { Dnsmasq, KUBERNETES_FQDN, KUBERNETES_IP } from './dnsmasq.ts';
+import { Dnsmasq, KUBERNETES_FQDN, KUBERNETES_IP } from '@kf/testing';
 
 const BIG = 'big.cluster.local';
 const BIG_IPS = Array.from({ length: 100 }, (_, i) => `10.1.${Math.floor(i / 200)}.${i % 200}`);

@@ -9,12 +9,10 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { clusterKind, type Cluster, type ClusterCondition } from '@kf/api';
 import { LEASE_RESOURCE, ResourceClient, type Lease } from '@kf/kube';
-import { startFederation, type LocalFederation } from '@kf/testing';
+import { Dnsmasq, ProbeProcess, startFederation, type LocalFederation } from '@kf/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeCondition } from '../src/health/node-condition.ts';
-import { Dnsmasq } from './dnsmasq.ts';
 import { replyTo, startHostileDns, type HostileDns } from './hostile-dns.ts';
-import { ProbeProcess } from './probe-process.ts';
 
 const CLUSTER = 'member1';
 const NODES = ['member1-node-0', 'member1-node-1', 'member1-node-2'];

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpYaml, loadYaml } from '@kubernetes/client-node';
+import { loadDashboards, queriesOf, withGrafanaVariables } from '@kf/testing';
 import { exportedSeriesNames, metricNamesIn, type Component } from './metric-catalog.ts';
 
 const run = promisify(execFile);
@@ -49,58 +50,10 @@ async function allRules(): Promise<{ file: string; rule: Rule }[]> {
   return out;
 }
 
-interface Target {
-  expr?: string;
-}
-interface Panel {
-  id: number;
-  type: string;
-  title: string;
-  gridPos: { x: number; y: number; w: number; h: number };
-  targets?: Target[];
-}
-interface Dashboard {
-  uid: string;
-  title: string;
-  panels: Panel[];
-  templating: { list: { name: string; type: string; definition?: string }[] };
-}
-
-/** Grafana's variables, replaced by values Prometheus accepts so that promtool can parse the query. */
-function withGrafanaVariables(expr: string): string {
-  return expr
-    .replaceAll('$__rate_interval', '5m')
-    .replaceAll('$__interval', '1m')
-    .replaceAll('$__range', '6h')
-    .replace(/\$\{?(\w+)\}?/g, '.*');
-}
-
 const ruleFiles = async (): Promise<string[]> =>
   (await readdir(prometheusDir)).filter((f) => f.endsWith('.rules.yaml'));
 
-const dashboards = async (): Promise<{ file: string; dashboard: Dashboard }[]> => {
-  const files = (await readdir(grafanaDir)).filter((f) => f.endsWith('.json'));
-  return Promise.all(
-    files.map(async (file) => ({
-      file,
-      dashboard: JSON.parse(await readFile(join(grafanaDir, file), 'utf8')) as Dashboard,
-    })),
-  );
-};
-
-/** Every query of a dashboard: panel targets and query variables. */
-function queriesOf(d: Dashboard): { where: string; expr: string }[] {
-  const out: { where: string; expr: string }[] = [];
-  for (const p of d.panels) {
-    for (const t of p.targets ?? [])
-      if (t.expr !== undefined) out.push({ where: `panel "${p.title}"`, expr: t.expr });
-  }
-  for (const v of d.templating.list) {
-    const m = v.type === 'query' ? /^label_values\((.*),\s*\w+\)$/.exec(v.definition ?? '') : null;
-    if (m?.[1] !== undefined) out.push({ where: `variable ${v.name}`, expr: m[1] });
-  }
-  return out;
-}
+const dashboards = (): ReturnType<typeof loadDashboards> => loadDashboards(grafanaDir);
 
 let exported: Map<string, Set<Component>>;
 let scratch: string;
@@ -190,7 +143,7 @@ describe('dashboards', () => {
 
   it('use only metrics the code exports', async () => {
     const queries = (await dashboards()).flatMap(({ file, dashboard }) =>
-      queriesOf(dashboard).map((q) => ({ where: `${file} ${q.where}`, expr: q.expr })),
+      queriesOf(file, dashboard).map((q) => ({ where: `${file} ${q.where}`, expr: q.expr })),
     );
     const problems = queries
       .map((q) => ({ where: q.where, unknown: unknownNames(q.expr), any: metricNamesIn(q.expr).length > 0 }))
@@ -202,7 +155,7 @@ describe('dashboards', () => {
   it('have queries that parse (promtool, as recording rules)', async () => {
     const groups = (await dashboards()).map(({ file, dashboard }) => ({
       name: file,
-      rules: queriesOf(dashboard).map((q, i) => ({
+      rules: queriesOf(file, dashboard).map((q, i) => ({
         record: `dashboard:${file.replace(/\W/g, '_')}:query_${i}`,
         expr: withGrafanaVariables(q.expr),
       })),

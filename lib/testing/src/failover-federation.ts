@@ -110,20 +110,24 @@ export class FailoverFederation {
   readonly apps: AppsV1Api;
 
   readonly #agents = new Map<string, ManagedProcess>();
+  readonly #agentUrls = new Map<string, string>();
 
   constructor(parts: {
     readonly federation: LocalFederation;
     readonly timing: FailoverTiming;
     readonly controlPlaneProcess: ManagedProcess;
     readonly controlPlaneUrl: string;
-    readonly agents: ReadonlyMap<string, ManagedProcess>;
+    readonly agents: ReadonlyMap<string, StartedAgent>;
   }) {
     const { federation } = parts;
     this.federation = federation;
     this.timing = parts.timing;
     this.controlPlaneProcess = parts.controlPlaneProcess;
     this.controlPlaneUrl = parts.controlPlaneUrl;
-    for (const [name, agent] of parts.agents) this.#agents.set(name, agent);
+    for (const [name, agent] of parts.agents) {
+      this.#agents.set(name, agent.process);
+      this.#agentUrls.set(name, agent.url);
+    }
     const kc = federation.controlPlane.kubeConfig();
     this.clusters = new ResourceClient<Cluster>(kc, clusterKind);
     this.bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
@@ -159,6 +163,13 @@ export class FailoverFederation {
     const agent = this.#agents.get(name);
     if (agent === undefined) throw new Error(`no agent for ${name}`);
     return agent;
+  }
+
+  /** `http://127.0.0.1:<port>` of the member agent's /metrics, /healthz and /readyz. */
+  agentUrl(name: string): string {
+    const url = this.#agentUrls.get(name);
+    if (url === undefined) throw new Error(`no agent for ${name}`);
+    return url;
   }
 
   /** SIGKILLs the member's agent (a crashed agent: no more status, no more heartbeats). */
@@ -272,7 +283,7 @@ export async function startFailoverFederation(
     await prepareControlPlane(federation, timing);
     const agents =
       opts.agents === false
-        ? new Map<string, ManagedProcess>()
+        ? new Map<string, StartedAgent>()
         : await startAgents(federation, opts.agentFlags ?? [], started);
     const { process: controlPlane, url } = await startControlPlaneProcess(federation, timing, opts, started);
     const fed = new FailoverFederation({
@@ -310,14 +321,21 @@ async function prepareControlPlane(federation: LocalFederation, timing: Failover
   await applyDefaultTaintPolicy(federation, timing.taintHoldSeconds);
 }
 
+interface StartedAgent {
+  readonly process: ManagedProcess;
+  /** Where its metrics and health endpoints listen. */
+  readonly url: string;
+}
+
 async function startAgents(
   federation: LocalFederation,
   extraFlags: readonly string[],
   started: ManagedProcess[],
-): Promise<Map<string, ManagedProcess>> {
+): Promise<Map<string, StartedAgent>> {
   const cp = federation.controlPlane;
-  const agents = new Map<string, ManagedProcess>();
+  const agents = new Map<string, StartedAgent>();
   for (const member of federation.members) {
+    const port = await freePort();
     const karmadaKubeconfig = await cp.userKubeconfig(`system:karmada:agent:${member.name}`, [
       'system:karmada:agents',
     ]);
@@ -330,8 +348,8 @@ async function startAgents(
         `--cluster-name=${member.name}`,
         `--karmada-kubeconfig=${karmadaKubeconfig}`,
         `--kubeconfig=${member.kubeconfigPath}`,
-        '--metrics-bind-address=0',
-        '--health-probe-bind-address=0',
+        `--metrics-bind-address=127.0.0.1:${port}`,
+        `--health-probe-bind-address=127.0.0.1:${port}`,
         ...FAILOVER_AGENT_FLAGS,
         ...extraFlags,
       ],
@@ -339,7 +357,7 @@ async function startAgents(
       pidFile: join(federation.runDir, PID_FILE),
       env: { KUBECONFIG: '' },
     });
-    agents.set(member.name, agent);
+    agents.set(member.name, { process: agent, url: `http://127.0.0.1:${port}` });
     await agent.start();
     started.push(agent);
   }

@@ -30,3 +30,36 @@ export {
   type FailoverTiming,
 } from './failover-federation.ts';
 export { SimulatedMembers, type SimulatedMembersOptions } from './simulated-members.ts';
+export { Dnsmasq, DNSMASQ, KUBERNETES_FQDN, KUBERNETES_IP, type DnsmasqOptions } from './dnsmasq.ts';
+export { ProbeProcess, PROBE_MAIN, type ProbeProcessOptions } from './probe-process.ts';
+export {
+  LocalPrometheus,
+  PROMETHEUS,
+  prometheusConfig,
+  type PrometheusOptions,
+  type PromAlert,
+  type PromSeries,
+  type PromTarget,
+  type ScrapeTarget,
+} from './prometheus.ts';
+export {
+  GRAFANA_DIR,
+  loadDashboards,
+  queriesOf,
+  runDashboardQueries,
+  withGrafanaVariables,
+  type Dashboard,
+  type DashboardQuery,
+  type QueryOutcome,
+} from './dashboards.ts';
+export { MemberDns, DEFAULT_PROBE_TIMING, type MemberDnsOptions, type ProbeTiming } from './member-dns.ts';
+export {
+  placementOf,
+  formatPlacement,
+  worksOfBinding,
+  memberDeployment,
+  type MemberCopy,
+  type WorkState,
+} from './workload-view.ts';
+export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/demo.ts';
+export { Timeline, type TimelineEntry } from './cli/timeline.ts';

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { runDemo } from '../demo/demo.ts';
 import { killRun } from '../federation.ts';
 import { runFailoverUp } from './failover-up.ts';
 import { runFederationUp } from './federation-up.ts';
@@ -18,6 +19,31 @@ function positiveInt(text: string): number {
 const program = new Command('federation')
   .description('Brings a local Karmada-style federation up on loopback: a control plane and member clusters.')
   .showHelpAfterError();
+
+program
+  .command('demo')
+  .description(
+    'Brings up 3 members with agents and DNS probes, the control plane with --failover and a Prometheus scraping ' +
+      'them all; plays a cluster failover (nginx divided member1:1, member2:2; member1 lost and back) and a DNS ' +
+      'outage remedied by TrafficControl, printing a timeline; runs every dashboard query against Prometheus; ' +
+      'then tears everything down (or, with --keep, waits for Ctrl-C).',
+  )
+  .addOption(
+    flag('--nodes <n>', 'KWOK nodes per member, each with a DNS probe').argParser(positiveInt).default(2),
+  )
+  .addOption(
+    flag('--run-dir <path>', 'folder for kubeconfigs, logs and data (default: a new folder under .run/)'),
+  )
+  .addOption(flag('--keep', 'keep everything running after the demo until Ctrl-C').default(false))
+  .action(async (opts: { nodes: number; runDir?: string; keep: boolean }) => {
+    const report = await runDemo({
+      ...opts,
+      print: (line) => {
+        console.log(line);
+      },
+    });
+    if (report.dashboards.some((q) => q.error !== undefined)) process.exitCode = 1;
+  });
 
 program
   .command('up')

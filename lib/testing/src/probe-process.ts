@@ -1,8 +1,11 @@
-/** One probe process (one "pod" on one node) started by a test, with its metrics at hand. */
-import { fileURLToPath } from 'node:url';
-import { ManagedProcess, freePort, waitUntil } from '@kf/testing';
+/** One DNS probe process (the pod on one node of a member) started by a test or the demo, with its metrics at hand. */
+import { join } from 'node:path';
+import { REPO_ROOT } from './binaries.ts';
+import { freePort } from './ports.ts';
+import { ManagedProcess } from './process.ts';
+import { waitUntil } from './readiness.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+export const PROBE_MAIN = join(REPO_ROOT, 'probe', 'src', 'main.ts');
 
 export interface ProbeProcessOptions {
   readonly node: string;
@@ -12,6 +15,8 @@ export interface ProbeProcessOptions {
   readonly resolvConf: string;
   readonly nameserverPort: number;
   readonly logDir: string;
+  /** File the pid is appended to, so that `federation down` can find the process. */
+  readonly pidFile?: string;
   /** Flags added to (or overriding) the common ones. */
   readonly args?: readonly string[];
 }
@@ -34,7 +39,7 @@ export class ProbeProcess {
       name: `probe-${o.node}-${port}`,
       command: process.execPath,
       args: [
-        MAIN,
+        PROBE_MAIN,
         `--node-name=${o.node}`,
         `--cluster-name=${o.clusterName}`,
         `--kubeconfig=${o.memberKubeconfig}`,
@@ -47,6 +52,7 @@ export class ProbeProcess {
         ...(o.args ?? []),
       ],
       logDir: o.logDir,
+      ...(o.pidFile !== undefined ? { pidFile: o.pidFile } : {}),
     });
     const probe = new ProbeProcess(o.node, port, proc);
     await proc.start();

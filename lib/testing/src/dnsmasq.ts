@@ -1,14 +1,16 @@
 /**
- * A real DNS server for tests: dnsmasq on 127.0.0.1 at a free high port, serving
- * `kubernetes.default.svc.cluster.local` (and whatever else a test adds) authoritatively for
- * `cluster.local`, NXDOMAIN for the rest of that zone, REFUSED outside it. `stop()` and `start()`
- * simulate an outage with the same port and data.
+ * A real DNS server on loopback: dnsmasq at a free high port of 127.0.0.1, answering
+ * `kubernetes.default.svc.cluster.local` (and whatever else is added) authoritatively for
+ * `cluster.local`, NXDOMAIN for the rest of that zone, REFUSED outside it. It plays a member
+ * cluster's DNS for the probe; `stop()` and `start()` make an outage with the same port and data.
  */
+import { Resolver } from 'node:dns/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess, freePort, waitUntil } from '@kf/testing';
-import { exchange } from '../src/dns/transport.ts';
+import { freePort } from './ports.ts';
+import { ManagedProcess } from './process.ts';
+import { waitUntil } from './readiness.ts';
 
 export const DNSMASQ = '/usr/sbin/dnsmasq';
 export const KUBERNETES_FQDN = 'kubernetes.default.svc.cluster.local';
@@ -17,42 +19,53 @@ export const KUBERNETES_IP = '10.96.0.1';
 export interface DnsmasqOptions {
   /** Extra A records: name → addresses (many addresses make a reply too big for UDP). */
   readonly hosts?: Readonly<Record<string, readonly string[]>>;
+  /** Folder for its hosts file and log (default: a new temporary folder, removed by destroy()). */
+  readonly dir?: string;
+  /** Log file name prefix (default `dnsmasq`). */
+  readonly name?: string;
+  /** File the pid is appended to, so that `federation down` can find the process. */
+  readonly pidFile?: string;
 }
 
 export class Dnsmasq {
   readonly port: number;
   readonly dir: string;
   private readonly process: ManagedProcess;
+  private readonly ownsDir: boolean;
 
-  private constructor(port: number, dir: string, process: ManagedProcess) {
+  private constructor(port: number, dir: string, process: ManagedProcess, ownsDir: boolean) {
     this.port = port;
     this.dir = dir;
     this.process = process;
+    this.ownsDir = ownsDir;
   }
 
   /** Starts dnsmasq on a free port and waits until it answers. */
   static async start(opts: DnsmasqOptions = {}): Promise<Dnsmasq> {
-    const dir = await mkdtemp(join(tmpdir(), 'kf-dnsmasq-'));
-    const hostsFile = join(dir, 'hosts');
+    const ownsDir = opts.dir === undefined;
+    const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'kf-dnsmasq-')));
+    const prefix = opts.name ?? 'dnsmasq';
+    const hostsFile = join(dir, `${prefix}.hosts`);
     const lines = Object.entries(opts.hosts ?? {}).flatMap(([name, ips]) => ips.map((ip) => `${ip} ${name}`));
     await writeFile(hostsFile, `${lines.join('\n')}\n`);
     // The port is free for TCP when picked; UDP may still be taken: try a few.
     for (let attempt = 0; ; attempt++) {
       const port = await freePort();
       const proc = new ManagedProcess({
-        name: `dnsmasq-${port}`,
+        name: `${prefix}-${port}`,
         command: DNSMASQ,
-        args: args(port, hostsFile),
+        args: dnsmasqArgs(port, hostsFile),
         logDir: dir,
+        ...(opts.pidFile !== undefined ? { pidFile: opts.pidFile } : {}),
       });
-      const server = new Dnsmasq(port, dir, proc);
+      const server = new Dnsmasq(port, dir, proc, ownsDir);
       try {
         await server.start();
         return server;
       } catch (err) {
         await proc.stop();
         if (attempt >= 4) {
-          await rm(dir, { recursive: true, force: true });
+          await (ownsDir ? rm(dir, { recursive: true, force: true }) : undefined);
           throw err;
         }
       }
@@ -78,26 +91,25 @@ export class Dnsmasq {
     await this.process.stop();
   }
 
-  /** Stops it and removes its folder. */
+  /** Stops it and removes its folder when it made one. */
   async destroy(): Promise<void> {
     await this.stop();
-    await rm(this.dir, { recursive: true, force: true });
+    if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
   }
 
+  /** Whether it resolves the API server's service name (Node's resolver, pointed at this port). */
   private async answers(): Promise<boolean> {
-    const x = await exchange({
-      server: '127.0.0.1',
-      port: this.port,
-      question: { name: KUBERNETES_FQDN, type: 'A' },
-      timeoutMs: 200,
-      edns0: false,
-      tcpOnly: false,
-    });
-    return x.outcome.kind === 'reply' && x.outcome.addresses.includes(KUBERNETES_IP);
+    const resolver = new Resolver({ timeout: 200, tries: 1 });
+    resolver.setServers([`127.0.0.1:${this.port}`]);
+    try {
+      return (await resolver.resolve4(KUBERNETES_FQDN)).includes(KUBERNETES_IP);
+    } catch {
+      return false;
+    }
   }
 }
 
-function args(port: number, hostsFile: string): string[] {
+function dnsmasqArgs(port: number, hostsFile: string): string[] {
   return [
     '--keep-in-foreground',
     '--log-facility=-',
