@@ -43,7 +43,10 @@ import { MemberHttp } from './member/member-http.ts';
 import { MemberObjects } from './member/member-objects.ts';
 import { MemberRestMapper } from './member/rest-mapper.ts';
 import { createAgentMetrics, type AgentMetrics } from './metrics.ts';
+import { SECRET_RESOURCE, type Secret } from './registration/credentials-plan.ts';
+import { ensureMemberCredentials } from './registration/member-credentials.ts';
 import { NAMESPACE_RESOURCE, registerCluster, type Namespace } from './registration/register.ts';
+import { credentialNames } from './registration/report-secrets.ts';
 
 export interface AgentDeps {
   readonly log: Logger;
@@ -159,6 +162,7 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
 async function register(config: RunConfig, w: Omit<Wiring, 'member'>, signal: AbortSignal): Promise<void> {
   const { kcs, clusterClient, ctx } = w;
   const flags = memberFlags(kcs.member);
+  const names = credentialNames(config.clusterName, config.clusterNamespace);
   await registerCluster({
     clusters: clusterClient,
     karmadaNamespaces: new ResourceClient<Namespace>(kcs.karmada, NAMESPACE_RESOURCE),
@@ -172,6 +176,18 @@ async function register(config: RunConfig, w: Omit<Wiring, 'member'>, signal: Ab
       region: config.clusterRegion,
       zones: config.clusterZones,
     },
+    reported: config.reportSecrets,
+    credentialNames: names,
+    memberTokens: (s) =>
+      ensureMemberCredentials({
+        member: kcs.member,
+        names,
+        reported: config.reportSecrets,
+        log: ctx.log,
+        signal: s,
+      }),
+    secrets: new ResourceClient<Secret>(kcs.karmada, SECRET_RESOURCE),
+    fieldManager: FIELD_MANAGER,
     log: ctx.log,
     signal,
   });

@@ -60,6 +60,7 @@ describe('agent run', () => {
       concurrentWorkSyncs: 5,
       enableClusterResourceModeling: true,
       controllers: ['clusterStatus', 'execution', 'workStatus'],
+      reportSecrets: { credentials: true, impersonator: true },
       leaderElection: {
         enabled: true,
         namespace: 'karmada-system',
@@ -79,9 +80,11 @@ describe('agent run', () => {
     vi.stubEnv('KF_CLUSTER_FAILURE_THRESHOLD', '1m30s');
     vi.stubEnv('KF_LEADER_ELECT', 'false');
     vi.stubEnv('KF_CLUSTER_ZONES', 'a, b');
+    vi.stubEnv('KF_REPORT_SECRETS', 'None');
     const c = await run('--cluster-failure-threshold=5s');
     expect(c).toMatchObject({
       clusterName: 'from-env',
+      reportSecrets: { credentials: false, impersonator: false },
       clusterFailureThresholdMs: 5_000,
       clusterZones: ['a', 'b'],
       leaderElection: { enabled: false },
@@ -113,6 +116,24 @@ describe('agent run', () => {
         /^--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline/,
       ),
       expect.stringMatching(/^--controllers: unknown controller\(s\) -nope/),
+    ]);
+  });
+
+  it.each<[string, { credentials: boolean; impersonator: boolean }]>([
+    ['--report-secrets=KubeImpersonator', { credentials: false, impersonator: true }],
+    ['--report-secrets=KubeCredentials, KubeImpersonator', { credentials: true, impersonator: true }],
+    ['--report-secrets=None', { credentials: false, impersonator: false }],
+  ])('%s', async (arg, expected) => {
+    expect((await run('--cluster-name=m', arg)).reportSecrets).toEqual(expected);
+  });
+
+  it('refuses unknown --report-secrets values at start-up, with the valid ones', async () => {
+    const err = await run('--cluster-name=m', '--report-secrets=KubeCredentials,Everything').catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      '--report-secrets: unknown value(s) "Everything" (valid: KubeCredentials, KubeImpersonator, None)',
     ]);
   });
 

@@ -15,6 +15,12 @@ import {
   type LogLevel,
 } from '@kf/runtime';
 import { AGENT_CONTROLLERS, enabledControllers, type AgentControllerName } from './controllers/enabled.ts';
+import {
+  DEFAULT_REPORT_SECRETS,
+  REPORT_SECRETS_VALUES,
+  parseReportSecrets,
+  type ReportedSecrets,
+} from './registration/report-secrets.ts';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -56,6 +62,8 @@ export interface RunConfig extends KarmadaConnection {
   readonly clusterProvider: string;
   readonly clusterRegion: string;
   readonly clusterZones: readonly string[];
+  /** `--report-secrets`: the credential secrets created at registration. */
+  readonly reportSecrets: ReportedSecrets;
   readonly concurrentWorkSyncs: number;
   readonly enableClusterResourceModeling: boolean;
   readonly controllers: readonly AgentControllerName[];
@@ -194,6 +202,7 @@ interface RunOptions {
   clusterProvider: string;
   clusterRegion: string;
   clusterZones: string[];
+  reportSecrets: string[];
   concurrentWorkSyncs: number;
   enableClusterResourceModeling: boolean;
   controllers: string[];
@@ -226,6 +235,12 @@ export function toRunConfig(o: RunOptions): RunConfig {
       !o.leaderElect || o.leaderElectRenewDeadline > o.leaderElectRetryPeriod * 1.2,
       '--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period',
     );
+    const reportSecrets = p.parse(
+      '--report-secrets',
+      o.reportSecrets.join(','),
+      (t) => parseReportSecrets(list(t)),
+      { credentials: false, impersonator: false },
+    );
     const controllers = p.parse(
       '--controllers',
       o.controllers.join(','),
@@ -249,6 +264,7 @@ export function toRunConfig(o: RunOptions): RunConfig {
       clusterProvider: o.clusterProvider,
       clusterRegion: o.clusterRegion,
       clusterZones: o.clusterZones,
+      reportSecrets,
       concurrentWorkSyncs: o.concurrentWorkSyncs,
       enableClusterResourceModeling: o.enableClusterResourceModeling,
       controllers,
@@ -290,9 +306,10 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
       ),
     )
     .addOption(
-      flag('--cluster-namespace <ns>', 'namespace for cluster credentials').default(
-        DEFAULTS.clusterNamespace,
-      ),
+      flag(
+        '--cluster-namespace <ns>',
+        'namespace of the credential secrets, in the member and in the control plane',
+      ).default(DEFAULTS.clusterNamespace),
     )
     .addOption(
       durationFlag(
@@ -351,6 +368,16 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
       flag('--cluster-zones <zones>', 'comma-separated, written to spec.zones when set')
         .argParser(list)
         .default([], ''),
+    )
+    .addOption(
+      flag(
+        '--report-secrets <list>',
+        `comma-separated secrets to create at registration: ${REPORT_SECRETS_VALUES.join(', ')} ` +
+          '(KubeCredentials: a member token with every permission and the member CA in Secret <cluster>; ' +
+          'KubeImpersonator: the impersonator token in Secret <cluster>-impersonator; both in --cluster-namespace)',
+      )
+        .argParser(list)
+        .default([...DEFAULT_REPORT_SECRETS], DEFAULT_REPORT_SECRETS.join(',')),
     )
     .addOption(
       flag('--concurrent-work-syncs <n>', 'Works applied concurrently')

@@ -1,13 +1,16 @@
 /**
  * Registration, run by every replica before leader election (as upstream): reads the member's
- * identity, creates or updates its Cluster in the control plane, and makes sure the execution
- * namespace `karmada-es-<cluster>` exists. Upstream leaves the namespace to the control plane's
+ * identity, obtains the member credentials `--report-secrets` asks for, creates or updates its
+ * Cluster in the control plane, makes sure the execution namespace `karmada-es-<cluster>` exists,
+ * and applies the credential Secrets. Upstream leaves the namespace to the control plane's
  * cluster controller; this agent creates it when missing (and never changes or deletes it).
  */
 import { executionNamespaceFor, labels, namespaces, type Cluster } from '@kf/api';
 import { isAlreadyExists, isNotFound, isRetryable, type KubeObject, type ResourceClient } from '@kf/kube';
 import { retryWithBackoff, TerminalError, type Logger } from '@kf/runtime';
+import { controlPlaneSecrets, type MemberTokens, type Secret } from './credentials-plan.ts';
 import { decideRegistration, type RegistrationInput } from './registration-plan.ts';
+import { reportsAnything, secretRefs, type CredentialNames, type ReportedSecrets } from './report-secrets.ts';
 
 /** Another member already owns this Cluster (or this member is registered under another name). */
 export class RegistrationRefusedError extends Error {
@@ -32,7 +35,15 @@ export interface RegistrationDeps {
   readonly karmadaNamespaces: ResourceClient<Namespace>;
   /** Namespaces of the member. */
   readonly memberNamespaces: ResourceClient<Namespace>;
-  readonly input: Omit<RegistrationInput, 'id'>;
+  readonly input: Omit<RegistrationInput, 'id' | 'secretRef' | 'impersonatorSecretRef'>;
+  /** `--report-secrets` and the names of what it creates (namespace: `--cluster-namespace`). */
+  readonly reported: ReportedSecrets;
+  readonly credentialNames: CredentialNames;
+  /** The member side of the reported secrets: ensures its objects and waits for the tokens. */
+  readonly memberTokens: (signal: AbortSignal) => Promise<MemberTokens>;
+  /** Secrets of the control plane, written by server-side apply only (the agent never reads them). */
+  readonly secrets: ResourceClient<Secret>;
+  readonly fieldManager: string;
   readonly log: Logger;
   readonly signal: AbortSignal;
 }
@@ -60,11 +71,13 @@ async function registerOnce(deps: RegistrationDeps): Promise<Cluster> {
   if (id === '') throw new TerminalError('the member kube-system namespace has no uid');
   const all = (await deps.clusters.list(call)).items;
   const existing = all.find((c) => c.metadata.name === deps.input.name);
-  const decision = decideRegistration(existing, all, { ...deps.input, id });
+  const input = { ...deps.input, id, ...secretRefs(deps.reported, deps.credentialNames) };
+  const decision = decideRegistration(existing, all, input);
+  // Refusals come before any write, in the member too.
+  if (decision.kind === 'refuse') throw new RegistrationRefusedError(decision.reason);
+  const tokens = reportsAnything(deps.reported) ? await deps.memberTokens(deps.signal) : {};
   let cluster: Cluster;
   switch (decision.kind) {
-    case 'refuse':
-      throw new RegistrationRefusedError(decision.reason);
     case 'create':
       cluster = await deps.clusters.create(decision.cluster, call);
       deps.log.info({ id }, 'cluster registered');
@@ -80,8 +93,26 @@ async function registerOnce(deps: RegistrationDeps): Promise<Cluster> {
   }
   // The heartbeat Lease lives in karmada-cluster; upstream creates it at registration too.
   await ensureNamespace(deps, namespaces.cluster);
+  if (deps.credentialNames.namespace !== namespaces.cluster && reportsAnything(deps.reported)) {
+    await ensureNamespace(deps, deps.credentialNames.namespace);
+  }
   await ensureNamespace(deps, executionNamespaceFor(deps.input.name));
+  await reportSecrets(deps, tokens, cluster);
   return cluster;
+}
+
+/**
+ * Applies the credential Secrets, owned by the Cluster. Server-side apply creates them or brings
+ * them up to date (upstream leaves a stale token in place); an unchanged Secret is not written.
+ */
+async function reportSecrets(deps: RegistrationDeps, tokens: MemberTokens, cluster: Cluster): Promise<void> {
+  for (const secret of controlPlaneSecrets(deps.credentialNames, tokens, cluster)) {
+    await deps.secrets.apply(secret, { fieldManager: deps.fieldManager, force: true, signal: deps.signal });
+    deps.log.info(
+      { secret: `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}` },
+      'credential secret reported',
+    );
+  }
 }
 
 /** Creates the namespace (labelled karmada.io/system) when missing; never changes an existing one. */

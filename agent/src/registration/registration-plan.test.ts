@@ -104,4 +104,37 @@ describe('decideRegistration', () => {
       reason: expect.stringMatching(/already registered as cluster old-name/) as unknown,
     });
   });
+
+  describe('secret references', () => {
+    const refs = {
+      secretRef: { namespace: 'karmada-cluster', name: 'member1' },
+      impersonatorSecretRef: { namespace: 'karmada-cluster', name: 'member1-impersonator' },
+    };
+    const registered = cluster('member1', {
+      id: 'uid-1',
+      apiEndpoint: input.apiEndpoint,
+      insecureSkipTLSVerification: false,
+      region: 'eu-west',
+    });
+
+    it('sets the references of the reported secrets on create', () => {
+      const d = decideRegistration(undefined, [], { ...input, ...refs });
+      expect(d.kind === 'create' ? d.cluster.spec : undefined).toMatchObject(refs);
+    });
+
+    it('adds them to a registered Cluster, then is unchanged', () => {
+      const d = decideRegistration(registered, [registered], { ...input, ...refs });
+      expect(d.kind).toBe('update');
+      const updated = d.kind === 'update' ? d.cluster : registered;
+      expect(updated.spec).toMatchObject(refs);
+      expect(decideRegistration(updated, [updated], { ...input, ...refs }).kind).toBe('unchanged');
+    });
+
+    it('never clears references when the secrets are no longer reported', () => {
+      const withRefs = cluster('member1', { ...registered.spec, ...refs });
+      expect(decideRegistration(withRefs, [withRefs], input).kind).toBe('unchanged');
+      const d = decideRegistration(withRefs, [withRefs], { ...input, secretRef: refs.secretRef });
+      expect(d.kind).toBe('unchanged');
+    });
+  });
 });

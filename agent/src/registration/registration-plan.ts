@@ -1,5 +1,5 @@
 /** Whether and how the agent registers its member as a Cluster in the control plane. */
-import { clusterKind, syncModes, type Cluster, type ClusterSpec } from '@kf/api';
+import { clusterKind, syncModes, type Cluster, type ClusterSpec, type LocalSecretReference } from '@kf/api';
 import { jsonEqual } from '../json-equal.ts';
 import { without } from '../object-fields.ts';
 
@@ -18,6 +18,9 @@ export interface RegistrationInput {
   readonly provider: string;
   readonly region: string;
   readonly zones: readonly string[];
+  /** Set when `--report-secrets` reports the secret; an existing reference is never cleared. */
+  readonly secretRef?: LocalSecretReference;
+  readonly impersonatorSecretRef?: LocalSecretReference;
 }
 
 export type RegistrationDecision =
@@ -83,5 +86,9 @@ function mutateSpec(spec: ClusterSpec, input: RegistrationInput): ClusterSpec {
     ...(input.provider === '' ? {} : { provider: input.provider }),
     ...(input.region === '' ? {} : { region: input.region }),
     ...(input.zones.length === 0 ? {} : { zones: [...input.zones] }),
+    ...(input.secretRef === undefined ? {} : { secretRef: { ...input.secretRef } }),
+    ...(input.impersonatorSecretRef === undefined
+      ? {}
+      : { impersonatorSecretRef: { ...input.impersonatorSecretRef } }),
   };
 }

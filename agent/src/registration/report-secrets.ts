@@ -1,0 +1,85 @@
+/**
+ * `--report-secrets`: which credentials of the member the agent hands to the control plane at
+ * registration (karmada-agent's flag, values and default), and the names of what that creates.
+ */
+import { InvalidArgumentError } from 'commander';
+import type { LocalSecretReference } from '@kf/api';
+
+export const REPORT_SECRETS_VALUES = ['KubeCredentials', 'KubeImpersonator', 'None'] as const;
+export type ReportSecretsValue = (typeof REPORT_SECRETS_VALUES)[number];
+
+/** Upstream's default: both secrets. */
+export const DEFAULT_REPORT_SECRETS: readonly ReportSecretsValue[] = ['KubeCredentials', 'KubeImpersonator'];
+
+export interface ReportedSecrets {
+  /** A cluster-wide token and the member CA: Secret `<cluster>`, `spec.secretRef`. */
+  readonly credentials: boolean;
+  /** The impersonator token: Secret `<cluster>-impersonator`, `spec.impersonatorSecretRef`. */
+  readonly impersonator: boolean;
+}
+
+/**
+ * The secrets a `--report-secrets` list asks for. Values are case-sensitive, as upstream's; an
+ * empty list reports nothing, like `None`. `None` beside another value is refused: the operator
+ * meant one or the other, and upstream would silently report the other.
+ */
+export function parseReportSecrets(values: readonly string[]): ReportedSecrets {
+  const known = new Set<string>(REPORT_SECRETS_VALUES);
+  const unknown = values.filter((v) => !known.has(v));
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `unknown value(s) ${unknown.map((v) => JSON.stringify(v)).join(', ')} (valid: ${REPORT_SECRETS_VALUES.join(', ')})`,
+    );
+  }
+  if (values.includes('None') && values.some((v) => v !== 'None')) {
+    throw new InvalidArgumentError('None cannot be combined with other values');
+  }
+  return {
+    credentials: values.includes('KubeCredentials'),
+    impersonator: values.includes('KubeImpersonator'),
+  };
+}
+
+export const reportsAnything = (r: ReportedSecrets): boolean => r.credentials || r.impersonator;
+
+/** Names of the credential objects of one cluster, in the member and in the control plane. */
+export interface CredentialNames {
+  /** `--cluster-namespace`, in both the member and the control plane. */
+  readonly namespace: string;
+  /** Member ServiceAccount (and its token Secret) behind `<cluster>`: `karmada-<cluster>`. */
+  readonly credentialsServiceAccount: string;
+  /** Member ServiceAccount (and its token Secret) behind `<cluster>-impersonator`. */
+  readonly impersonatorServiceAccount: string;
+  /** Member ClusterRole and ClusterRoleBinding of the credentials ServiceAccount. */
+  readonly clusterRole: string;
+  /** Control-plane Secret with `token` and `caBundle`. */
+  readonly credentialsSecret: string;
+  /** Control-plane Secret with `token`. */
+  readonly impersonatorSecret: string;
+}
+
+export function credentialNames(cluster: string, namespace: string): CredentialNames {
+  return {
+    namespace,
+    credentialsServiceAccount: `karmada-${cluster}`,
+    impersonatorServiceAccount: 'karmada-impersonator',
+    clusterRole: `karmada-controller-manager:karmada-${cluster}`,
+    credentialsSecret: cluster,
+    impersonatorSecret: `${cluster}-impersonator`,
+  };
+}
+
+/** The Cluster's references to the reported secrets; a secret not reported has none (and an existing one is kept). */
+export function secretRefs(
+  reported: ReportedSecrets,
+  names: CredentialNames,
+): { readonly secretRef?: LocalSecretReference; readonly impersonatorSecretRef?: LocalSecretReference } {
+  return {
+    ...(reported.credentials
+      ? { secretRef: { namespace: names.namespace, name: names.credentialsSecret } }
+      : {}),
+    ...(reported.impersonator
+      ? { impersonatorSecretRef: { namespace: names.namespace, name: names.impersonatorSecret } }
+      : {}),
+  };
+}
