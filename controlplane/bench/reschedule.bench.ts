@@ -16,7 +16,12 @@
 import { performance } from 'node:perf_hooks';
 import { AppsV1Api } from '@kubernetes/client-node';
 import type { PropagationPolicy, ResourceBinding } from '@kf/api';
-import { SimulatedMembers, demoDeployment, startFailoverFederation } from '@kf/testing';
+import {
+  SimulatedMembers,
+  demoDeployment,
+  dividedByStaticWeights,
+  startFailoverFederation,
+} from '@kf/testing';
 
 const BINDINGS = Number(process.argv[2] ?? process.env['KF_BENCH_BINDINGS'] ?? 1_000);
 const UPSTREAM_BINDINGS_PER_SECOND = 22;
@@ -114,19 +119,7 @@ try {
       resourceSelectors: [
         { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: LABEL } },
       ],
-      placement: {
-        clusterAffinity: { clusterNames: ['member1', 'member2'] },
-        replicaScheduling: {
-          replicaSchedulingType: 'Divided',
-          replicaDivisionPreference: 'Weighted',
-          weightPreference: {
-            staticWeightList: [
-              { targetCluster: { clusterNames: ['member1'] }, weight: 1 },
-              { targetCluster: { clusterNames: ['member2'] }, weight: 1 },
-            ],
-          },
-        },
-      },
+      placement: dividedByStaticWeights({ member1: 1, member2: 1 }),
       failover: { cluster: { purgeMode: 'Gracefully' } },
     },
   };

@@ -5,7 +5,7 @@
  * and nothing moves back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
+import { dividedByStaticWeights, startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import {
   binding,
   demoDeployment,
@@ -33,23 +33,9 @@ describe('Divided by static weights, member1 fails', () => {
   it('runs 1 replica on member1 and 2 on member2, all available', async () => {
     await propagate(
       fed,
-      policyFor(
-        'nginx',
-        {
-          clusterAffinity: { clusterNames: ['member1', 'member2'] },
-          replicaScheduling: {
-            replicaSchedulingType: 'Divided',
-            replicaDivisionPreference: 'Weighted',
-            weightPreference: {
-              staticWeightList: [
-                { targetCluster: { clusterNames: ['member1'] }, weight: 1 },
-                { targetCluster: { clusterNames: ['member2'] }, weight: 2 },
-              ],
-            },
-          },
-        },
-        { failover: { cluster: { purgeMode: 'Gracefully' } } },
-      ),
+      policyFor('nginx', dividedByStaticWeights({ member1: 1, member2: 2 }), {
+        failover: { cluster: { purgeMode: 'Gracefully' } },
+      }),
       demoDeployment('nginx', 3),
     );
     await until('nginx placed', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceClient, CORE_EVENT_RESOURCE, retryOnConflict, type CoreEvent } from '@kf/kube';
 import type { ResourceBinding, Work } from '@kf/api';
+import { dividedByStaticWeights } from '@kf/testing';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 import { workNameFor } from '../../src/workload/names.ts';
 import {
@@ -79,19 +80,7 @@ describe('Deployment with a Divided static-weight policy', () => {
       metadata: { name: 'web', namespace: 'default' },
       spec: {
         resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
-        placement: {
-          clusterAffinity: { clusterNames: ['member1', 'member2'] },
-          replicaScheduling: {
-            replicaSchedulingType: 'Divided',
-            replicaDivisionPreference: 'Weighted',
-            weightPreference: {
-              staticWeightList: [
-                { targetCluster: { clusterNames: ['member1'] }, weight: 1 },
-                { targetCluster: { clusterNames: ['member2'] }, weight: 2 },
-              ],
-            },
-          },
-        },
+        placement: dividedByStaticWeights({ member1: 1, member2: 2 }),
       },
     });
     await h.deployments.create(deployment('web', 3));

@@ -63,3 +63,4 @@ export {
 } from './workload-view.ts';
 export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/demo.ts';
 export { Timeline, type TimelineEntry } from './cli/timeline.ts';
+export { dividedByStaticWeights } from './placements.ts';

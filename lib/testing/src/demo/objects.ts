@@ -5,6 +5,7 @@
  */
 import type { V1Service } from '@kubernetes/client-node';
 import type { MultiClusterIngress, PropagationPolicy, Remedy } from '@kf/api';
+import { dividedByStaticWeights } from '../placements.ts';
 
 export const DEMO_NAMESPACE = 'default';
 export const APP = 'nginx';
@@ -17,19 +18,7 @@ export function dividedPolicy(): PropagationPolicy {
     metadata: { name: `${APP}-propagation`, namespace: DEMO_NAMESPACE },
     spec: {
       resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: APP }],
-      placement: {
-        clusterAffinity: { clusterNames: ['member1', 'member2'] },
-        replicaScheduling: {
-          replicaSchedulingType: 'Divided',
-          replicaDivisionPreference: 'Weighted',
-          weightPreference: {
-            staticWeightList: [
-              { targetCluster: { clusterNames: ['member1'] }, weight: 1 },
-              { targetCluster: { clusterNames: ['member2'] }, weight: 2 },
-            ],
-          },
-        },
-      },
+      placement: dividedByStaticWeights({ member1: 1, member2: 2 }),
       failover: { cluster: { purgeMode: 'Gracefully' } },
     },
   };
