@@ -2,8 +2,9 @@
  * Builders and probes shared by the end-to-end scenarios: the objects users create on the Karmada
  * control plane, and what the tests read back from it and from the members.
  */
-import type { V1Deployment } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Deployment, type V1Taint } from '@kubernetes/client-node';
 import {
+  annotations,
   findTaint,
   type Placement,
   type TaintIdentity,
@@ -11,7 +12,7 @@ import {
   type ResourceBinding,
   type Taint,
 } from '@kf/api';
-import { isNotFound } from '@kf/kube';
+import { isNotFound, retryOnConflict } from '@kf/kube';
 import { demoDeployment, type FailoverFederation } from '@kf/testing';
 
 export const NAMESPACE = 'default';
@@ -174,4 +175,115 @@ export async function holdsFor(ms: number, what: string, condition: () => Promis
 export function timeMs(t: string | undefined): number {
   if (t === undefined) throw new Error('no time');
   return Date.parse(t);
+}
+
+/** Health the member's agent reports for the Deployment in its Work (undefined before any). */
+export async function workHealth(
+  fed: FailoverFederation,
+  deployment: string,
+  member: string,
+): Promise<string | undefined> {
+  const { items } = await fed.works.list({ namespace: `karmada-es-${member}` });
+  const work = items.find(
+    (w) => w.metadata.annotations?.['resourcebinding.karmada.io/name'] === `${deployment}-deployment`,
+  );
+  return work?.status?.manifestStatuses?.[0]?.health;
+}
+
+/** Clusters application failover has recorded the workload as seen Healthy on. */
+export async function seenHealthyOn(fed: FailoverFederation, deployment: string): Promise<string[]> {
+  const b = await binding(fed, deployment);
+  const recorded = b?.metadata.annotations?.[annotations.applicationFailoverHealthyClusters] ?? '';
+  return recorded.split(',').filter((c) => c !== '');
+}
+
+/**
+ * Adds `taint` to every node of a member (no-op where it is there already). With `NoExecute`,
+ * the member's kube-controller-manager evicts every pod that does not tolerate it and its
+ * kube-scheduler places none there, as when a real node goes bad.
+ */
+export async function taintMemberNodes(
+  fed: FailoverFederation,
+  member: string,
+  taint: V1Taint,
+): Promise<void> {
+  await editMemberNodes(fed, member, (taints) =>
+    taints.some((t) => t.key === taint.key && t.effect === taint.effect) ? undefined : [...taints, taint],
+  );
+}
+
+/** Removes every taint with `key` from the member's nodes. */
+export async function untaintMemberNodes(
+  fed: FailoverFederation,
+  member: string,
+  key: string,
+): Promise<void> {
+  await editMemberNodes(fed, member, (taints) =>
+    taints.some((t) => t.key === key) ? taints.filter((t) => t.key !== key) : undefined,
+  );
+}
+
+/** Read-modify-write of each node's taints (KWOK writes nodes too: conflicts are retried). */
+async function editMemberNodes(
+  fed: FailoverFederation,
+  member: string,
+  edit: (taints: readonly V1Taint[]) => V1Taint[] | undefined,
+): Promise<void> {
+  const core = fed.member(member).kubeConfig().makeApiClient(CoreV1Api);
+  const { items } = await core.listNode();
+  for (const name of items.map((n) => n.metadata?.name ?? '')) {
+    await retryOnConflict(
+      async () => {
+        const node = await core.readNode({ name });
+        const taints = edit(node.spec?.taints ?? []);
+        if (taints === undefined) return;
+        await core.replaceNode({ name, body: { ...node, spec: { ...node.spec, taints } } });
+      },
+      { attempts: 10 },
+    );
+  }
+}
+
+/** When a probe started to hold, bracketed by two of its runs. */
+export interface Change {
+  /** Start of the last run that did not hold: the change happened after it. */
+  readonly notYetAtMs: number;
+  /** End of the first run that held: the change happened before it. */
+  readonly heldAtMs: number;
+}
+
+/**
+ * Like {@link until}, for a condition that must not hold yet when called (that first run fails
+ * otherwise): brackets when it started to hold, so a lower bound taken from `notYetAtMs` is
+ * never later than the real change.
+ */
+export async function untilChange(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 90_000,
+  intervalMs = 100,
+): Promise<Change> {
+  const deadline = Date.now() + timeoutMs;
+  let notYetAtMs: number | undefined;
+  let last: unknown;
+  for (;;) {
+    const startedAtMs = Date.now();
+    let answer: boolean | undefined;
+    try {
+      answer = await probe();
+    } catch (err: unknown) {
+      last = err;
+    }
+    if (answer === true) {
+      if (notYetAtMs === undefined) throw new Error(`${what}: already true at the start`);
+      return { notYetAtMs, heldAtMs: Date.now() };
+    }
+    // A run that failed says nothing about the condition: only a "no" brackets the change.
+    if (answer === false) notYetAtMs = startedAtMs;
+    if (Date.now() > deadline) {
+      const detail = last instanceof Error ? ` (last error: ${last.message})` : '';
+      throw new Error(`${what}: not true after ${timeoutMs} ms${detail}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
 }
