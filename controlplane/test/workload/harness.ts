@@ -17,7 +17,7 @@ import {
   type ResourceBinding,
   type Work,
 } from '@kf/api';
-import { startControlPlane, type LocalCluster } from '@kf/testing';
+import { demoDeployment, startControlPlane, type LocalCluster } from '@kf/testing';
 import { applicationFailoverController } from '../../src/controllers/application-failover/controller.ts';
 import { gracefulEvictionController } from '../../src/controllers/graceful-eviction/controller.ts';
 import { createWorkloadDeps, workloadControllers, type WorkloadDeps } from '../../src/workload/index.ts';
@@ -173,25 +173,10 @@ export async function createReadyCluster(h: Harness, name: string): Promise<void
   });
 }
 
+/** The Deployment template a user would apply (KWOK-friendly; the image is never pulled). */
 export function deployment(name: string, replicas: number, namespace = 'default'): ResourceTemplate {
-  const labels = { app: name };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace, labels },
-    spec: {
-      replicas,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          containers: [
-            { name, image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } },
-          ],
-        },
-      },
-    },
-  };
+  // As JSON, the way it reaches the API server (client-node's types carry Dates, templates strings).
+  return JSON.parse(JSON.stringify(demoDeployment(name, replicas, namespace))) as ResourceTemplate;
 }
 
 /** Works of a binding, as `{ cluster: replicas }` of their Deployment manifest. */

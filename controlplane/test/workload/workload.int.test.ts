@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceClient, CORE_EVENT_RESOURCE, retryOnConflict, type CoreEvent } from '@kf/kube';
-import type { ResourceBinding, Work } from '@kf/api';
+import type { ResourceBinding } from '@kf/api';
 import { dividedByStaticWeights } from '@kf/testing';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 import { workNameFor } from '../../src/workload/names.ts';
@@ -12,6 +12,7 @@ import {
   createReadyCluster,
   deployment,
   releaseDeletedWorks,
+  reportWork,
   startHarness,
   workReplicas,
   type Harness,
@@ -35,44 +36,6 @@ const scheduled = (b: ResourceBinding | undefined): unknown =>
   b?.status?.conditions?.find((c) => c.type === 'Scheduled');
 const clustersOf = async (name: string): Promise<unknown> =>
   (await h.bindings.find(`default/${name}`))?.spec.clusters ?? [];
-
-/** What the agent writes once the Deployment runs `n` ready replicas in the member. */
-function appliedStatus(n: number, templateGeneration: number): Work['status'] {
-  return {
-    conditions: [
-      {
-        type: 'Applied',
-        status: 'True',
-        reason: 'AppliedSuccessful',
-        message: 'Manifest has been successfully applied',
-        lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      },
-    ],
-    manifestStatuses: [
-      {
-        identifier: {
-          ordinal: 0,
-          group: 'apps',
-          version: 'v1',
-          kind: 'Deployment',
-          resource: '',
-          namespace: 'default',
-          name: 'web',
-        },
-        status: {
-          replicas: n,
-          readyReplicas: n,
-          updatedReplicas: n,
-          availableReplicas: n,
-          observedGeneration: 1,
-          generation: 1,
-          resourceTemplateGeneration: templateGeneration,
-        },
-        health: 'Healthy',
-      },
-    ],
-  };
-}
 
 describe('Deployment with a Divided static-weight policy', () => {
   it('propagates as a binding scheduled member1:1, member2:2 and two Works with those replicas', async () => {
@@ -120,8 +83,22 @@ describe('Deployment with a Divided static-weight policy', () => {
       ['member1', 1],
       ['member2', 2],
     ] as const) {
-      const key = `karmada-es-${cluster}/web-7b7cc5b9ff`;
-      await h.works.patchStatus(key, { status: appliedStatus(n, generation) });
+      await reportWork(
+        h,
+        { cluster, name: 'web-7b7cc5b9ff', deployment: 'web' },
+        {
+          health: 'Healthy',
+          status: {
+            replicas: n,
+            readyReplicas: n,
+            updatedReplicas: n,
+            availableReplicas: n,
+            observedGeneration: 1,
+            generation: 1,
+            resourceTemplateGeneration: generation,
+          },
+        },
+      );
     }
     await expect
       .poll(async () => (await h.bindings.get('default/web-deployment')).status?.aggregatedStatus, POLL)
