@@ -2,6 +2,8 @@
  * Builders and probes shared by the end-to-end scenarios: the objects users create on the Karmada
  * control plane, and what the tests read back from it and from the members.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { CoreV1Api, type V1Deployment, type V1Taint } from '@kubernetes/client-node';
 import {
   annotations,
@@ -12,8 +14,10 @@ import {
   type ResourceBinding,
   type Taint,
 } from '@kf/api';
-import { isNotFound, retryOnConflict } from '@kf/kube';
-import { demoDeployment, type FailoverFederation } from '@kf/testing';
+import { CORE_EVENT_RESOURCE, ResourceClient, isNotFound, retryOnConflict, type CoreEvent } from '@kf/kube';
+import { AGENT_MAIN, demoDeployment, type FailoverFederation } from '@kf/testing';
+
+const execFileAsync = promisify(execFile);
 
 export const NAMESPACE = 'default';
 
@@ -175,6 +179,63 @@ export async function holdsFor(ms: number, what: string, condition: () => Promis
 export function timeMs(t: string | undefined): number {
   if (t === undefined) throw new Error('no time');
   return Date.parse(t);
+}
+
+/**
+ * Fails if a check that finished before `deadlineMs` found `condition` false: proof that it held
+ * at least until then (a check finishing later may see the change that happens at the deadline).
+ * Returns when the deadline has passed, with the start time of the last check that found it
+ * holding, so that callers can tell how close to the deadline it was last seen.
+ */
+export async function holdsUntil(
+  deadlineMs: number,
+  what: string,
+  condition: () => Promise<boolean>,
+  intervalMs = 200,
+): Promise<number> {
+  let lastHeldMs = Number.NEGATIVE_INFINITY;
+  for (;;) {
+    const startMs = Date.now();
+    if (startMs >= deadlineMs) return lastHeldMs;
+    const held = await condition();
+    const endMs = Date.now();
+    if (held) lastHeldMs = startMs;
+    else if (endMs < deadlineMs) {
+      throw new Error(`${what} stopped holding ${deadlineMs - endMs} ms before the deadline`);
+    } else return lastHeldMs;
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(intervalMs, deadlineMs - Date.now()))));
+  }
+}
+
+/** Core Events on the control plane about the object `name` with `reason`, oldest first. */
+export async function eventsAbout(
+  fed: FailoverFederation,
+  name: string,
+  reason: string,
+): Promise<CoreEvent[]> {
+  const events = new ResourceClient<CoreEvent>(fed.controlPlaneKubeConfig(), CORE_EVENT_RESOURCE);
+  const { items } = await events.list();
+  return items.filter((e) => e.involvedObject.name === name && e.reason === reason);
+}
+
+/** One unlabelled sample of the control plane's /metrics (undefined when absent). */
+export async function controlPlaneMetric(fed: FailoverFederation, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${fed.controlPlaneUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}
+
+/**
+ * Runs the agent's operator CLI (`condition set`, `condition clear`, `status`) against the control
+ * plane as its admin, as an operator would; returns what it printed.
+ */
+export async function agentCli(fed: FailoverFederation, args: readonly string[]): Promise<string> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [AGENT_MAIN, ...args, `--karmada-kubeconfig=${fed.federation.controlPlane.kubeconfigPath}`],
+    { env: { ...process.env, KUBECONFIG: '' }, timeout: 60_000 },
+  );
+  return stdout;
 }
 
 /** Health the member's agent reports for the Deployment in its Work (undefined before any). */
