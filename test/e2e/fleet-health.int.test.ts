@@ -30,7 +30,7 @@ import {
   type Toleration,
 } from '@kf/api';
 import { ResourceClient, isNotFound } from '@kf/kube';
-import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
+import { DEFAULT_TAINT_POLICY_NAME, startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import {
   NAMESPACE,
   TAINTS,
@@ -345,6 +345,24 @@ describe('NoExecute taint tolerated for 60 s', () => {
 });
 
 describe('fleet guard at 50%', () => {
+  // Both agents die together, yet each Cluster goes Unknown at its own last lease renewal plus the
+  // grace period (up to a renewal period apart), and the policy's hold counts from a condition
+  // time with whole seconds. A longer hold makes sure the guard counts both clusters before the
+  // first NoExecute taint lands; with one of three down it would rightly let the eviction through.
+  const HOLD_SECONDS = 6;
+
+  beforeAll(async () => {
+    await fed.taintPolicies.mergePatch(DEFAULT_TAINT_POLICY_NAME, {
+      spec: { addAfterSeconds: HOLD_SECONDS },
+    });
+  });
+
+  afterAll(async () => {
+    await fed.taintPolicies.mergePatch(DEFAULT_TAINT_POLICY_NAME, {
+      spec: { addAfterSeconds: fed.timing.taintHoldSeconds },
+    });
+  });
+
   it('2 of 3 agents dead: both Clusters Unknown and tainted, nothing evicted, an Event says why', async () => {
     await propagate(
       fed,
@@ -361,8 +379,6 @@ describe('fleet guard at 50%', () => {
     await until('guarded on every member', async () => (await placedOn('guarded')).join() === MEMBERS.join());
     expect(await controlPlaneMetric(fed, 'karmada_failover_fleet_guard_paused')).toBe(0);
 
-    // Killed together: both go Unknown within a lease renewal of each other, well inside the
-    // taint policy's hold time, so the guard counts both before the first NoExecute taint.
     await Promise.all([fed.killAgent('member1'), fed.killAgent('member2')]);
     await until(
       'member1 and member2 Ready=Unknown',
