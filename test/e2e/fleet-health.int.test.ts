@@ -222,6 +222,7 @@ describe('Remedy set through the agent CLI', () => {
       return c?.status === 'False' && c.reason === 'ServiceDomainNameResolutionFailed';
     });
     expect(await fed.readyStatus('member1')).toBe('True');
+    expect((await fed.clusters.get('member1')).status?.remedyActions).toEqual(['TrafficControl']);
     expect((await ingress()).status?.trafficBlockClusters).toEqual(['member1']);
 
     const status = await agentCli(fed, ['status', '--cluster=member1']);
