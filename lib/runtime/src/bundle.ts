@@ -92,12 +92,18 @@ const builtinsByRequire: Plugin = {
  * `undici` import resolves to an index of those; anything else it exported is left undefined.
  * `request(url, { dispatcher, ...options })` takes the URL as a string or URL, as the full one
  * does, and runs on the given dispatcher (the global one otherwise).
+ *
+ * Each dispatcher is loaded when first used (esbuild evaluates a bundled CommonJS module at its
+ * first require): a process whose requests run on another dispatcher (see `@kf/kube`'s
+ * `KubeTransport`) never loads undici's connection pools, its HTTP/2 client or its parsers,
+ * nor builds the global Agent.
  */
 const UNDICI_DISPATCHERS_ONLY = `'use strict'
 const Dispatcher = require('./lib/dispatcher/dispatcher')
 const api = require('./lib/api')
-const { getGlobalDispatcher, setGlobalDispatcher } = require('./lib/global')
 Object.assign(Dispatcher.prototype, api)
+const getGlobalDispatcher = () => require('./lib/global').getGlobalDispatcher()
+const setGlobalDispatcher = (d) => require('./lib/global').setGlobalDispatcher(d)
 function request (url, opts = {}) {
   const u = new URL(url)
   const { dispatcher = getGlobalDispatcher(), ...rest } = opts
@@ -106,18 +112,26 @@ function request (url, opts = {}) {
 }
 module.exports = {
   Dispatcher,
-  Client: require('./lib/dispatcher/client'),
-  Pool: require('./lib/dispatcher/pool'),
-  Agent: require('./lib/dispatcher/agent'),
-  ProxyAgent: require('./lib/dispatcher/proxy-agent'),
-  Socks5ProxyAgent: require('./lib/dispatcher/socks5-proxy-agent'),
-  buildConnector: require('./lib/core/connect'),
+  get Client () { return require('./lib/dispatcher/client') },
+  get Pool () { return require('./lib/dispatcher/pool') },
+  get Agent () { return require('./lib/dispatcher/agent') },
+  get ProxyAgent () { return require('./lib/dispatcher/proxy-agent') },
+  get Socks5ProxyAgent () { return require('./lib/dispatcher/socks5-proxy-agent') },
+  get buildConnector () { return require('./lib/core/connect') },
   errors: require('./lib/core/errors'),
   getGlobalDispatcher,
   setGlobalDispatcher,
   request
 }
 `;
+
+/**
+ * undici ships two HTTP/1 parsers as WebAssembly in base64 source: llhttp, its default, and the
+ * experimental milo, used only when `UNDICI_USE_MILO` is set. It leaves milo out of bundles that
+ * define `esbuildDetection` (as Node's own copy of undici is built); without it, milo's two
+ * builds are 150 KB of source that V8 would keep for nothing.
+ */
+const UNDICI_DEFINES = { esbuildDetection: 'true' };
 
 const undiciDispatchersOnly: Plugin = {
   name: 'undici-dispatchers-only',
@@ -169,6 +183,7 @@ export async function bundleProcess(opts: BundleOptions): Promise<BundleResult> 
     // the error types in logs; the source map restores the rest.
     minifyIdentifiers: opts.minifyIdentifiers ?? false,
     keepNames: opts.minifyIdentifiers ?? false,
+    define: UNDICI_DEFINES,
     legalComments: 'external',
     sourcemap: 'linked',
     // CommonJS dependencies bundled into an ES module still call require() for Node's modules.

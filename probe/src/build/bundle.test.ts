@@ -35,7 +35,7 @@ describe('probe bundle', () => {
     expect(undici.some((f) => f.endsWith('lib/dispatcher/agent.js'))).toBe(true);
     expect(undici.some((f) => f.endsWith('lib/api/api-request.js'))).toBe(true);
     expect(
-      undici.filter((f) => /lib\/(web\/(websocket|cache|eventsource|cookies)|mock|cache)\//.test(f)),
+      undici.filter((f) => /lib\/(web\/(websocket|cache|eventsource|cookies)|mock|cache|milo)\//.test(f)),
     ).toEqual([]);
   });
 
