@@ -15,7 +15,9 @@ export const PROBE_BUNDLE = join(PROBE_DIR, 'dist', 'probe.mjs');
  * The processes' production flags plus `--lite-mode`: V8 without its optimizing compilers
  * (Maglev, TurboFan). The probe's work is a few DNS queries and API calls per period; compiling
  * its hot functions would touch about 7 MiB more of the node binary's compiler code and keep
- * the optimized code, for no measurable CPU saving (see the benchmark).
+ * the optimized code, for no measurable CPU saving (see the benchmark). Lite mode also leaves
+ * V8 without WebAssembly, which undici's HTTP/1.1 parser needs: the probe sends its API calls
+ * with Node's HTTP client instead (`setDefaultHttpClient('node')` in main.ts).
  */
 export const PROBE_NODE_FLAGS: readonly string[] = [...PRODUCTION_NODE_FLAGS, '--lite-mode'];
 
