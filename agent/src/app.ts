@@ -20,12 +20,11 @@ import {
   controllerRunnable,
   createControllerMetrics,
   makeGauge,
-  startHttpServer,
+  startEndpointServers,
   systemClock,
   DEFAULT_METRIC_PREFIX,
   type Clock,
   type ControllerSpec,
-  type HttpServer,
   type Logger,
   type Runnable,
 } from '@kf/runtime';
@@ -136,7 +135,13 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
   manager.addReadyzCheck('registered', () => {
     if (!registered) throw new Error('not registered yet');
   });
-  const servers = await startServers(config, deps, manager, ctx.log);
+  const servers = await startEndpointServers({
+    metricsAt: config.metricsBindAddress,
+    healthAt: config.healthProbeBindAddress,
+    registry: deps.registry,
+    checks: manager,
+    log: ctx.log,
+  });
   const http = new MemberHttp(kcs.member);
   const member: Member = {
     http,
@@ -287,39 +292,4 @@ function heartbeat(config: RunConfig, w: StatusWiring): Runnable {
 /** A watch cache as a runnable of every replica (followers keep warm caches for a fast takeover). */
 function cacheRunnable(name: string, cache: { run(signal: AbortSignal): Promise<void> }): Runnable {
   return { name, needLeaderElection: false, start: (signal) => cache.run(signal) };
-}
-
-async function startServers(
-  config: RunConfig,
-  deps: AgentDeps,
-  manager: Manager,
-  log: Logger,
-): Promise<HttpServer[]> {
-  const servers: HttpServer[] = [];
-  const m = config.metricsBindAddress;
-  const h = config.healthProbeBindAddress;
-  const same = m !== undefined && h !== undefined && m.port !== 0 && m.port === h.port && m.host === h.host;
-  if (m !== undefined) {
-    servers.push(
-      await startHttpServer({
-        ...(m.host === undefined ? {} : { host: m.host }),
-        port: m.port,
-        registry: deps.registry,
-        ...(same ? { healthz: manager.healthz, readyz: manager.readyz } : {}),
-        log,
-      }),
-    );
-  }
-  if (h !== undefined && !same) {
-    servers.push(
-      await startHttpServer({
-        ...(h.host === undefined ? {} : { host: h.host }),
-        port: h.port,
-        healthz: manager.healthz,
-        readyz: manager.readyz,
-        log,
-      }),
-    );
-  }
-  return servers;
 }

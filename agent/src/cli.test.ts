@@ -3,8 +3,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '@kf/runtime';
 import {
   buildAgentCommand,
-  parseBindAddress,
-  parseBool,
   throwInsteadOfExit,
   type AgentCommands,
   type ConditionSetConfig,
@@ -174,34 +172,5 @@ describe('agent condition set', () => {
     await expect(program().cmd.parseAsync(['condition', 'set', ...args], { from: 'user' })).rejects.toThrow(
       why,
     );
-  });
-});
-
-describe('parsers', () => {
-  it.each([
-    [':8080', { port: 8080 }],
-    ['127.0.0.1:0', { host: '127.0.0.1', port: 0 }],
-    ['[::1]:9090', { host: '::1', port: 9090 }],
-    ['0', undefined],
-  ])('parseBindAddress(%j)', (text, expected) => {
-    expect(parseBindAddress(text)).toEqual(expected);
-  });
-
-  it.each(['8080', 'host:', ':99999'])('parseBindAddress refuses %j', (text) => {
-    expect(() => parseBindAddress(text)).toThrow(/is not an address/);
-  });
-
-  it.each([
-    ['true', true],
-    ['T', true],
-    ['1', true],
-    ['false', false],
-    ['0', false],
-  ])('parseBool(%j) = %s', (text, value) => {
-    expect(parseBool(text)).toBe(value);
-  });
-
-  it('parseBool refuses anything else', () => {
-    expect(() => parseBool('yes')).toThrow(/not a boolean/);
   });
 });

@@ -7,12 +7,20 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import type { ConditionStatus } from '@kf/api';
 import {
+  addLeaderElectionTimingFlags,
+  addServingFlags,
+  boolFlag,
+  checkLeaderElectionTimings,
   collectProblems,
   durationFlag,
   flag,
-  parseLogLevel,
+  leaderElectionTimingsOf,
   parsePositiveInt,
-  type LogLevel,
+  servingConfigOf,
+  type LeaderElectionTimingOptions,
+  type LeaderElectionTimings,
+  type ServingConfig,
+  type ServingOptions,
 } from '@kf/runtime';
 import { AGENT_CONTROLLERS, enabledControllers, type AgentControllerName } from './controllers/enabled.ts';
 import {
@@ -24,19 +32,10 @@ import {
 
 export const AGENT_VERSION = '0.1.0';
 
-/** Where a server listens; undefined host = every interface. */
-export interface BindAddress {
-  readonly host?: string;
-  readonly port: number;
-}
-
-export interface LeaderElectionConfig {
+export interface LeaderElectionConfig extends LeaderElectionTimings {
   readonly enabled: boolean;
   /** Namespace of the election Lease in the control plane; its name is `karmada-agent-<cluster>`. */
   readonly namespace: string;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
 }
 
 /** Control-plane connection shared by every command. */
@@ -46,7 +45,7 @@ export interface KarmadaConnection {
   readonly karmadaContext: string;
 }
 
-export interface RunConfig extends KarmadaConnection {
+export interface RunConfig extends KarmadaConnection, ServingConfig {
   readonly clusterName: string;
   /** Member kubeconfig; empty: `$KUBECONFIG`, else the pod's service account, else `~/.kube/config`. */
   readonly kubeconfig: string;
@@ -68,10 +67,6 @@ export interface RunConfig extends KarmadaConnection {
   readonly enableClusterResourceModeling: boolean;
   readonly controllers: readonly AgentControllerName[];
   readonly leaderElection: LeaderElectionConfig;
-  /** Undefined: disabled (`0`). */
-  readonly metricsBindAddress: BindAddress | undefined;
-  readonly healthProbeBindAddress: BindAddress | undefined;
-  readonly logLevel: LogLevel;
 }
 
 export interface ConditionSetConfig extends KarmadaConnection {
@@ -110,9 +105,6 @@ export const DEFAULTS = {
   clusterCacheSyncTimeoutMs: 120_000,
   concurrentWorkSyncs: 5,
   leaderElectNamespace: 'karmada-system',
-  leaderElectLeaseDurationMs: 15_000,
-  leaderElectRenewDeadlineMs: 10_000,
-  leaderElectRetryPeriodMs: 2_000,
   metricsBindAddress: ':8080',
   healthProbeBindAddress: ':10357',
 } as const;
@@ -129,27 +121,6 @@ export function clusterNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** Go's bool flag syntax: `true`, `false`, `1`, `0`, `t`, `f` (any case). */
-export function parseBool(text: string): boolean {
-  const t = text.trim().toLowerCase();
-  if (['true', '1', 't'].includes(t)) return true;
-  if (['false', '0', 'f'].includes(t)) return false;
-  throw new InvalidArgumentError(`"${text}" is not a boolean (true or false)`);
-}
-
-/** `:8080`, `127.0.0.1:0`, `[::1]:9090`; `0` (or empty) disables the server. */
-export function parseBindAddress(text: string): BindAddress | undefined {
-  const t = text.trim();
-  if (t === '0' || t === '') return undefined;
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(t);
-  const port = Number(m?.[3]);
-  if (m === null || port > 65_535) {
-    throw new InvalidArgumentError(`"${text}" is not an address like :8080 or 127.0.0.1:8080 (0 disables)`);
-  }
-  const host = m[1] ?? m[2] ?? '';
-  return host === '' ? { port } : { host, port };
-}
-
 function parseFraction(text: string): number {
   const value = Number(text.trim());
   if (text.trim() === '' || !Number.isFinite(value))
@@ -162,13 +133,6 @@ function list(text: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-}
-
-function boolFlag(flags: string, description: string, defaultValue: boolean): Option {
-  return flag(`${flags} [bool]`, description)
-    .argParser(parseBool)
-    .preset('true')
-    .default(defaultValue, String(defaultValue));
 }
 
 function karmadaFlags(cmd: Command): Command {
@@ -185,7 +149,7 @@ function karmadaFlags(cmd: Command): Command {
 }
 
 /** Raw commander values of `run`, before validation. */
-interface RunOptions {
+interface RunOptions extends LeaderElectionTimingOptions, ServingOptions {
   clusterName: string;
   karmadaKubeconfig: string;
   karmadaContext: string;
@@ -208,12 +172,6 @@ interface RunOptions {
   controllers: string[];
   leaderElect: boolean;
   leaderElectResourceNamespace: string;
-  leaderElectLeaseDuration: number;
-  leaderElectRenewDeadline: number;
-  leaderElectRetryPeriod: number;
-  metricsBindAddress: string;
-  healthProbeBindAddress: string;
-  logLevel: LogLevel;
 }
 
 /** Validates `run`'s flags, reporting every problem at once (ConfigError). */
@@ -227,14 +185,8 @@ export function toRunConfig(o: RunOptions): RunConfig {
       `--cluster-lease-renew-interval-fraction must be between 0 and 1 (exclusive), got ${f}`,
     );
     p.check(o.clusterLeaseDuration >= 1000, '--cluster-lease-duration must be at least 1s');
-    p.check(
-      !o.leaderElect || o.leaderElectLeaseDuration > o.leaderElectRenewDeadline,
-      '--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline',
-    );
-    p.check(
-      !o.leaderElect || o.leaderElectRenewDeadline > o.leaderElectRetryPeriod * 1.2,
-      '--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period',
-    );
+    const timings = leaderElectionTimingsOf(o);
+    if (o.leaderElect) checkLeaderElectionTimings(p, timings);
     const reportSecrets = p.parse(
       '--report-secrets',
       o.reportSecrets.join(','),
@@ -268,26 +220,8 @@ export function toRunConfig(o: RunOptions): RunConfig {
       concurrentWorkSyncs: o.concurrentWorkSyncs,
       enableClusterResourceModeling: o.enableClusterResourceModeling,
       controllers,
-      leaderElection: {
-        enabled: o.leaderElect,
-        namespace: o.leaderElectResourceNamespace,
-        leaseDurationMs: o.leaderElectLeaseDuration,
-        renewDeadlineMs: o.leaderElectRenewDeadline,
-        retryPeriodMs: o.leaderElectRetryPeriod,
-      },
-      metricsBindAddress: p.parse(
-        '--metrics-bind-address',
-        o.metricsBindAddress,
-        parseBindAddress,
-        undefined,
-      ),
-      healthProbeBindAddress: p.parse(
-        '--health-probe-bind-address',
-        o.healthProbeBindAddress,
-        parseBindAddress,
-        undefined,
-      ),
-      logLevel: o.logLevel,
+      leaderElection: { enabled: o.leaderElect, namespace: o.leaderElectResourceNamespace, ...timings },
+      ...servingConfigOf(p, o),
     };
   });
 }
@@ -404,44 +338,13 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
       flag('--leader-elect-resource-namespace <ns>', 'control-plane namespace of the election Lease').default(
         DEFAULTS.leaderElectNamespace,
       ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-lease-duration <duration>',
-        'how long followers wait before taking over',
-        DEFAULTS.leaderElectLeaseDurationMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-renew-deadline <duration>',
-        'a leader that cannot renew for this long stops leading',
-        DEFAULTS.leaderElectRenewDeadlineMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-retry-period <duration>',
-        'pause between election attempts',
-        DEFAULTS.leaderElectRetryPeriodMs,
-      ),
-    )
-    .addOption(
-      flag('--metrics-bind-address <addr>', 'address of /metrics (0 disables)').default(
-        DEFAULTS.metricsBindAddress,
-      ),
-    )
-    .addOption(
-      flag('--health-probe-bind-address <addr>', 'address of /healthz and /readyz (0 disables)').default(
-        DEFAULTS.healthProbeBindAddress,
-      ),
-    )
-    .addOption(
-      flag('--log-level <level>', 'trace, debug, info, warn, error').argParser(parseLogLevel).default('info'),
-    )
-    .action(async (opts: RunOptions) => {
-      await run(toRunConfig(opts));
-    });
+    );
+  addServingFlags(addLeaderElectionTimingFlags(cmd), {
+    metricsBindAddress: DEFAULTS.metricsBindAddress,
+    healthProbeBindAddress: DEFAULTS.healthProbeBindAddress,
+  }).action(async (opts: RunOptions) => {
+    await run(toRunConfig(opts));
+  });
   return cmd;
 }
 

@@ -26,11 +26,10 @@ import {
   Manager,
   controllerRunnable,
   createControllerMetrics,
-  startHttpServer,
+  startEndpointServers,
   systemClock,
   type Clock,
   type ControllerSpec,
-  type HttpServer,
   type Logger,
 } from '@kf/runtime';
 import type { BindingStore } from './binding-keys.ts';
@@ -290,7 +289,13 @@ async function runControlPlane(
   const runnerDeps = { log, clock, random, metrics: createControllerMetrics(deps.registry) };
   for (const spec of controllers) manager.add(controllerRunnable(spec, runnerDeps));
   log.info({ controllers: controllers.map((c) => c.name) }, 'controllers enabled');
-  const servers = await startServers(config, deps.registry, manager, log);
+  const servers = await startEndpointServers({
+    metricsAt: config.metricsBindAddress,
+    healthAt: config.healthProbeBindAddress,
+    registry: deps.registry,
+    checks: manager,
+    log,
+  });
   try {
     await manager.start(signal);
   } finally {
@@ -332,39 +337,4 @@ function leadership(
       gauge: makeLeaderGauge(w.registry),
     }),
   };
-}
-
-async function startServers(
-  config: ControlPlaneConfig,
-  registry: Registry,
-  manager: Manager,
-  log: Logger,
-): Promise<HttpServer[]> {
-  const servers: HttpServer[] = [];
-  const m = config.metricsBindAddress;
-  const h = config.healthProbeBindAddress;
-  const same = m !== undefined && h !== undefined && m.port !== 0 && m.port === h.port && m.host === h.host;
-  if (m !== undefined) {
-    servers.push(
-      await startHttpServer({
-        ...(m.host === undefined ? {} : { host: m.host }),
-        port: m.port,
-        registry,
-        ...(same ? { healthz: manager.healthz, readyz: manager.readyz } : {}),
-        log,
-      }),
-    );
-  }
-  if (h !== undefined && !same) {
-    servers.push(
-      await startHttpServer({
-        ...(h.host === undefined ? {} : { host: h.host }),
-        port: h.port,
-        healthz: manager.healthz,
-        readyz: manager.readyz,
-        log,
-      }),
-    );
-  }
-  return servers;
 }

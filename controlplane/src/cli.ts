@@ -5,16 +5,25 @@
  * (`--cluster-monitor-period` → `KF_CLUSTER_MONITOR_PERIOD`); a flag beats the environment, which
  * beats the default.
  */
-import { Command, InvalidArgumentError, type Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { purgeModes } from '@kf/api';
 import {
+  addLeaderElectionTimingFlags,
+  addServingFlags,
+  boolFlag,
+  checkLeaderElectionTimings,
   collectProblems,
   durationFlag,
   flag,
-  parseLogLevel,
+  leaderElectionTimingsOf,
+  parseBool,
   parsePositiveInt,
   parseRatio,
-  type LogLevel,
+  servingConfigOf,
+  type LeaderElectionTimingOptions,
+  type LeaderElectionTimings,
+  type ServingConfig,
+  type ServingOptions,
 } from '@kf/runtime';
 import {
   DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
@@ -31,23 +40,14 @@ import type { ExplainConfig } from './workload/explain/run.ts';
 
 export const CONTROLPLANE_VERSION = '0.1.0';
 
-/** Where a server listens; undefined host = every interface. */
-export interface BindAddress {
-  readonly host?: string;
-  readonly port: number;
-}
-
-export interface LeaderElectionConfig {
+export interface LeaderElectionConfig extends LeaderElectionTimings {
   readonly enabled: boolean;
   readonly namespace: string;
   /** Name of the election Lease. */
   readonly name: string;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
 }
 
-export interface ControlPlaneConfig {
+export interface ControlPlaneConfig extends ServingConfig {
   /** Kubeconfig of the Karmada control plane; empty: `$KUBECONFIG`, `~/.kube/config` or in-cluster. */
   readonly kubeconfig: string;
   readonly clusterMonitorPeriodMs: number;
@@ -66,10 +66,6 @@ export interface ControlPlaneConfig {
   /** `--controllers` entries as given (`*`, `name`, `-name`); resolved against known names at start. */
   readonly controllers: readonly string[];
   readonly leaderElection: LeaderElectionConfig;
-  /** Undefined: disabled (`0`). */
-  readonly metricsBindAddress: BindAddress | undefined;
-  readonly healthProbeBindAddress: BindAddress | undefined;
-  readonly logLevel: LogLevel;
 }
 
 /** Karmada feature gates accepted by `--feature-gates`, with upstream's defaults. */
@@ -99,33 +95,9 @@ export const DEFAULTS = {
   gracefulEvictionTimeoutMs: DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS,
   leaderElectNamespace: 'karmada-system',
   leaderElectName: 'karmada-failover-controlplane',
-  leaderElectLeaseDurationMs: 15_000,
-  leaderElectRenewDeadlineMs: 10_000,
-  leaderElectRetryPeriodMs: 2_000,
   metricsBindAddress: ':8080',
   healthProbeBindAddress: ':10357',
 } as const;
-
-/** Go's bool flag syntax: `true`, `false`, `1`, `0`, `t`, `f` (any case). */
-export function parseBool(text: string): boolean {
-  const t = text.trim().toLowerCase();
-  if (['true', '1', 't'].includes(t)) return true;
-  if (['false', '0', 'f'].includes(t)) return false;
-  throw new InvalidArgumentError(`"${text}" is not a boolean (true or false)`);
-}
-
-/** `:8080`, `127.0.0.1:0`, `[::1]:9090`; `0` (or empty) disables the server. */
-export function parseBindAddress(text: string): BindAddress | undefined {
-  const t = text.trim();
-  if (t === '0' || t === '') return undefined;
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(t);
-  const port = Number(m?.[3]);
-  if (m === null || port > 65_535) {
-    throw new InvalidArgumentError(`"${text}" is not an address like :8080 or 127.0.0.1:8080 (0 disables)`);
-  }
-  const host = m[1] ?? m[2] ?? '';
-  return host === '' ? { port } : { host, port };
-}
 
 /** A non-negative decimal number (`0.5`, `50`). */
 export function parseRate(text: string): number {
@@ -185,15 +157,8 @@ function list(text: string): string[] {
     .filter((s) => s !== '');
 }
 
-function boolFlag(flags: string, description: string, defaultValue: boolean): Option {
-  return flag(`${flags} [bool]`, description)
-    .argParser(parseBool)
-    .preset('true')
-    .default(defaultValue, String(defaultValue));
-}
-
 /** Raw commander values of `run`, before validation. */
-export interface RunOptions {
+export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions {
   kubeconfig: string;
   clusterMonitorPeriod: number;
   clusterMonitorGracePeriod: number;
@@ -216,12 +181,6 @@ export interface RunOptions {
   leaderElect: boolean;
   leaderElectResourceNamespace: string;
   leaderElectResourceName: string;
-  leaderElectLeaseDuration: number;
-  leaderElectRenewDeadline: number;
-  leaderElectRetryPeriod: number;
-  metricsBindAddress: string;
-  healthProbeBindAddress: string;
-  logLevel: LogLevel;
 }
 
 /**
@@ -256,14 +215,8 @@ export function toRunConfig(
       o.fleetGuardResumeThreshold <= o.fleetGuardPauseThreshold,
       '--fleet-guard-resume-threshold must not exceed --fleet-guard-pause-threshold',
     );
-    p.check(
-      !o.leaderElect || o.leaderElectLeaseDuration > o.leaderElectRenewDeadline,
-      '--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline',
-    );
-    p.check(
-      !o.leaderElect || o.leaderElectRenewDeadline > o.leaderElectRetryPeriod * 1.2,
-      '--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period',
-    );
+    const timings = leaderElectionTimingsOf(o);
+    if (o.leaderElect) checkLeaderElectionTimings(p, timings);
     return {
       kubeconfig: o.kubeconfig,
       clusterMonitorPeriodMs: o.clusterMonitorPeriod,
@@ -289,23 +242,9 @@ export function toRunConfig(
         enabled: o.leaderElect,
         namespace: o.leaderElectResourceNamespace,
         name: o.leaderElectResourceName,
-        leaseDurationMs: o.leaderElectLeaseDuration,
-        renewDeadlineMs: o.leaderElectRenewDeadline,
-        retryPeriodMs: o.leaderElectRetryPeriod,
+        ...timings,
       },
-      metricsBindAddress: p.parse(
-        '--metrics-bind-address',
-        o.metricsBindAddress,
-        parseBindAddress,
-        undefined,
-      ),
-      healthProbeBindAddress: p.parse(
-        '--health-probe-bind-address',
-        o.healthProbeBindAddress,
-        parseBindAddress,
-        undefined,
-      ),
-      logLevel: o.logLevel,
+      ...servingConfigOf(p, o),
     };
   });
 }
@@ -415,7 +354,7 @@ function evictionFlags(cmd: Command): Command {
 }
 
 function processFlags(cmd: Command): Command {
-  return cmd
+  cmd
     .addOption(
       flag(
         '--controllers <list>',
@@ -432,41 +371,11 @@ function processFlags(cmd: Command): Command {
       flag('--leader-elect-resource-name <name>', 'name of the election Lease').default(
         DEFAULTS.leaderElectName,
       ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-lease-duration <duration>',
-        'how long followers wait before taking over',
-        DEFAULTS.leaderElectLeaseDurationMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-renew-deadline <duration>',
-        'a leader that cannot renew for this long stops leading',
-        DEFAULTS.leaderElectRenewDeadlineMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-retry-period <duration>',
-        'pause between election attempts',
-        DEFAULTS.leaderElectRetryPeriodMs,
-      ),
-    )
-    .addOption(
-      flag('--metrics-bind-address <addr>', 'address of /metrics (0 disables)').default(
-        DEFAULTS.metricsBindAddress,
-      ),
-    )
-    .addOption(
-      flag('--health-probe-bind-address <addr>', 'address of /healthz and /readyz (0 disables)').default(
-        DEFAULTS.healthProbeBindAddress,
-      ),
-    )
-    .addOption(
-      flag('--log-level <level>', 'trace, debug, info, warn, error').argParser(parseLogLevel).default('info'),
     );
+  return addServingFlags(addLeaderElectionTimingFlags(cmd), {
+    metricsBindAddress: DEFAULTS.metricsBindAddress,
+    healthProbeBindAddress: DEFAULTS.healthProbeBindAddress,
+  });
 }
 
 /** Raw commander values of `explain`, before validation. */

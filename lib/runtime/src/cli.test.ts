@@ -2,12 +2,14 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  boolFlag,
   collectProblems,
   durationFlag,
   envVarName,
   exitCodeFor,
   flag,
   formatDuration,
+  parseBool,
   parseGoDuration,
   parseLogLevel,
   parsePositiveInt,
@@ -189,6 +191,72 @@ describe('flag', () => {
   it('reports a bad duration against its flag', () => {
     expect(() => parse(['--detect-success-threshold', '5 seconds'])).toThrow(
       /option '--detect-success-threshold <duration>' argument '5 seconds' is invalid/,
+    );
+  });
+});
+
+describe('parseBool and boolFlag', () => {
+  it.each([
+    ['true', true],
+    ['T', true],
+    ['1', true],
+    [' TRUE ', true],
+    ['false', false],
+    ['F', false],
+    ['0', false],
+  ])('parseBool(%j) = %s', (text, value) => {
+    expect(parseBool(text)).toBe(value);
+  });
+
+  it.each(['yes', 'no', 'on', '', '2'])('parseBool refuses %j', (text) => {
+    expect(() => parseBool(text)).toThrow(InvalidArgumentError);
+    expect(() => parseBool(text)).toThrow(/is not a boolean \(true or false\)/);
+  });
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  function parse(argv: string[], env: Record<string, string> = {}): Record<string, unknown> {
+    vi.stubEnv('KF_LEADER_ELECT', undefined);
+    vi.stubEnv('KF_FAILOVER', undefined);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    return program().parse(argv, { from: 'user' }).opts();
+  }
+
+  function program(): Command {
+    return new Command('p')
+      .exitOverride()
+      .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
+      .addOption(boolFlag('--leader-elect', 'elect a leader', true))
+      .addOption(boolFlag('--failover', 'turn on failover', false))
+      .action(() => undefined);
+  }
+
+  it('takes Go bool syntax: a bare flag is true, =value sets it, the environment backs it', () => {
+    expect(parse([])).toEqual({ leaderElect: true, failover: false });
+    expect(parse(['--failover', '--leader-elect=false'])).toEqual({ leaderElect: false, failover: true });
+    expect(parse(['--failover', 'f'])).toEqual({ leaderElect: true, failover: false });
+    expect(parse([], { KF_LEADER_ELECT: '0', KF_FAILOVER: 'true' })).toEqual({
+      leaderElect: false,
+      failover: true,
+    });
+    expect(parse(['--leader-elect'], { KF_LEADER_ELECT: 'false' })).toEqual({
+      leaderElect: true,
+      failover: false,
+    });
+  });
+
+  it('shows [bool], the default and the variable in help, and refuses other words', () => {
+    const help = program().helpInformation();
+    expect(help).toMatch(
+      /--leader-elect \[bool\] +elect a leader \(default: true, preset: "true", env:\s+KF_LEADER_ELECT\)/,
+    );
+    expect(help).toMatch(
+      /--failover \[bool\] +turn on failover \(default: false, preset: "true", env:\s+KF_FAILOVER\)/,
+    );
+    expect(() => parse(['--failover=maybe'])).toThrow(
+      /argument 'maybe' is invalid. "maybe" is not a boolean/,
     );
   });
 });

@@ -39,6 +39,30 @@ export function durationFlag(
     .default(defaultMs, formatDuration(defaultMs));
 }
 
+/**
+ * A {@link flag} taking Go's bool syntax: `--x` alone means true, `--x=false` (or `--x false`)
+ * turns it off, as Karmada's binaries accept. Help shows the flag as `--x [bool]`.
+ */
+export function boolFlag(
+  flags: string,
+  description: string,
+  defaultValue: boolean,
+  envPrefix = DEFAULT_ENV_PREFIX,
+): Option {
+  return flag(`${flags} [bool]`, description, envPrefix)
+    .argParser(parseBool)
+    .preset('true')
+    .default(defaultValue, String(defaultValue));
+}
+
+/** Go's bool flag syntax: `true`, `false`, `1`, `0`, `t`, `f` (any case). Throws `InvalidArgumentError`. */
+export function parseBool(text: string): boolean {
+  const t = text.trim().toLowerCase();
+  if (t === 'true' || t === 't' || t === '1') return true;
+  if (t === 'false' || t === 'f' || t === '0') return false;
+  throw new InvalidArgumentError(`"${text}" is not a boolean (true or false)`);
+}
+
 const NS_PER_UNIT: ReadonlyMap<string, number> = new Map([
   ['ns', 1],
   ['us', 1e3],

@@ -4,15 +4,18 @@
  * logger and metrics factories, CLI helpers and signal handling.
  */
 export { DEFAULT_BACKOFF, backoffDelayMs, type BackoffPolicy } from './backoff.ts';
+export { isSameBindAddress, parseBindAddress, type BindAddress } from './bind-address.ts';
 export {
   DEFAULT_ENV_PREFIX,
   LOG_LEVELS,
+  boolFlag,
   collectProblems,
   durationFlag,
   envVarName,
   exitCodeFor,
   flag,
   formatDuration,
+  parseBool,
   parseGoDuration,
   parseLogLevel,
   parsePositiveInt,
@@ -41,6 +44,7 @@ export {
   type ControllerMetricsOptions,
   type ReconcileResult,
 } from './controller-metrics.ts';
+export { startEndpointServers, type EndpointServersOptions } from './endpoint-servers.ts';
 export { ConfigError, ShutdownTimeoutError, TerminalError } from './errors.ts';
 export { HealthChecks, type CheckResult, type HealthCheck } from './health.ts';
 export { startHttpServer, type HttpServer, type HttpServerOptions } from './http-server.ts';
@@ -62,6 +66,20 @@ export {
   makeHistogram,
   type RegistryOptions,
 } from './metrics.ts';
+export {
+  DEFAULT_LEADER_ELECTION_TIMINGS,
+  addLeaderElectionTimingFlags,
+  addServingFlags,
+  checkLeaderElectionTimings,
+  leaderElectionTimingsOf,
+  servingConfigOf,
+  type LeaderElectionTimingHelp,
+  type LeaderElectionTimingOptions,
+  type LeaderElectionTimings,
+  type ServingConfig,
+  type ServingFlagsOptions,
+  type ServingOptions,
+} from './process-flags.ts';
 export { retryWithBackoff, type RetryInfo, type RetryOptions } from './retry.ts';
 export {
   controllerRunnable,
