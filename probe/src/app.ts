@@ -16,16 +16,15 @@ import {
   Manager,
   createControllerMetrics,
   runController,
-  startHttpServer,
+  startEndpointServers,
   systemClock,
   type Clock,
   type ControllerMetrics,
-  type HttpServer,
   type Logger,
   type Runnable,
 } from '@kf/runtime';
 import type { Registry } from 'prom-client';
-import type { BindAddress, ProbeConfig } from './cli.ts';
+import type { ProbeConfig } from './cli.ts';
 import { clusterConditionController } from './controllers/cluster-condition/controller.ts';
 import { exchange, type Exchanger } from './dns/transport.ts';
 import { createProbeMetrics, type ProbeMetrics } from './metrics.ts';
@@ -118,9 +117,11 @@ export function createProbeApp(cfg: Readonly<ProbeConfig>, deps: ProbeDeps): Pro
   return {
     start() {
       running ??= (async () => {
-        const servers = await startServers(cfg, {
-          manager,
+        const servers = await startEndpointServers({
+          metricsAt: cfg.metricsBindAddress,
+          healthAt: cfg.healthProbeBindAddress,
           registry: deps.registry,
+          checks: manager,
           log,
           signal: stopping.signal,
         });
@@ -196,40 +197,6 @@ function aggregationRunnable(cfg: Readonly<ProbeConfig>, d: AggregationDeps): Ru
       }
     },
   };
-}
-
-/** One server when both addresses are the same, else one per address; none for `0`. */
-async function startServers(
-  cfg: Readonly<ProbeConfig>,
-  {
-    manager,
-    registry,
-    log,
-    signal,
-  }: { manager: Manager; registry: Registry; log: Logger; signal: AbortSignal },
-): Promise<HttpServer[]> {
-  const metricsAt = cfg.metricsBindAddress;
-  const healthAt = cfg.healthProbeBindAddress;
-  const checks = { healthz: manager.healthz, readyz: manager.readyz };
-  const serve = (at: BindAddress, extra: object): Promise<HttpServer> =>
-    startHttpServer({
-      port: at.port,
-      ...(at.host === undefined ? {} : { host: at.host }),
-      log,
-      signal,
-      ...extra,
-    });
-  if (metricsAt !== undefined && healthAt !== undefined && sameAddress(metricsAt, healthAt)) {
-    return [await serve(metricsAt, { registry, ...checks })];
-  }
-  const servers: HttpServer[] = [];
-  if (metricsAt !== undefined) servers.push(await serve(metricsAt, { registry }));
-  if (healthAt !== undefined) servers.push(await serve(healthAt, checks));
-  return servers;
-}
-
-function sameAddress(a: BindAddress, b: BindAddress): boolean {
-  return a.port === b.port && a.port !== 0 && (a.host ?? '') === (b.host ?? '');
 }
 
 /** Both kubeconfigs; a ConfigError names every one that cannot be used. */

@@ -2,13 +2,17 @@ import { Command, InvalidArgumentError, type Option } from 'commander';
 import { validateTimings } from '@kf/kube';
 import {
   DEFAULT_ENV_PREFIX,
+  addLeaderElectionTimingFlags,
+  addServingFlags,
+  boolFlag,
   collectProblems,
   durationFlag,
   flag,
   parseGoDuration,
-  parseLogLevel,
   parsePositiveInt,
   parseRatio,
+  type BindAddress,
+  type LeaderElectionTimings,
   type LogLevel,
   type Problems,
 } from '@kf/runtime';
@@ -16,17 +20,8 @@ import type { RecordType } from './dns/message.ts';
 import { isValidDnsName } from './dns/search-list.ts';
 import type { AggregationMode } from './health/aggregate.ts';
 
-/** Where an HTTP server listens; undefined host means every interface. */
-export interface BindAddress {
-  readonly host?: string;
-  readonly port: number;
-}
-
-export interface LeaderElectionConfig {
+export interface LeaderElectionConfig extends LeaderElectionTimings {
   readonly enabled: boolean;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
   /** In the member cluster. */
   readonly namespace: string;
   /** The Lease's name: `<--leader-elect-resource-name>-coredns-detector`, as upstream names it. */
@@ -69,9 +64,6 @@ export const DEFAULTS = Object.freeze({
   resolvConf: '/etc/resolv.conf',
   nameserverPort: 53,
   failureQuorum: 0.5,
-  leaseDurationMs: 15_000,
-  renewDeadlineMs: 10_000,
-  retryPeriodMs: 2_000,
   resourceName: 'cluster-problem-detector',
   resourceNamespace: 'kube-system',
   metricsBindAddress: ':8080',
@@ -105,33 +97,10 @@ function durationAlias(flags: string, of: string): Option {
   return alias(flags, of).argParser((text: string) => parseGoDuration(text));
 }
 
-/** `true`/`false` as Go's flag package spells them; a bare flag means true. */
-function parseBool(text: string): boolean {
-  const t = text.trim().toLowerCase();
-  if (['true', 't', '1'].includes(t)) return true;
-  if (['false', 'f', '0'].includes(t)) return false;
-  throw new InvalidArgumentError(`"${text}" is not a boolean (true or false)`);
-}
-
 function parsePort(text: string): number {
   const port = parsePositiveInt(text);
   if (port > 65_535) throw new InvalidArgumentError(`${text} is not a port (1–65535)`);
   return port;
-}
-
-/**
- * `host:port`, `:port` (every interface), `[v6]:port`, or `0` to turn the server off
- * (controller-runtime's convention). Throws InvalidArgumentError.
- */
-export function parseBindAddress(text: string): BindAddress | undefined {
-  if (text === '0') return undefined;
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text.trim());
-  const host = m?.[1] ?? m?.[2];
-  const port = Number(m?.[3]);
-  if (m === null || !Number.isInteger(port) || port > 65_535) {
-    throw new InvalidArgumentError(`"${text}" is not host:port, :port or 0`);
-  }
-  return host === undefined || host === '' ? { port } : { host, port };
 }
 
 export function parseNames(text: string): string[] {
@@ -264,33 +233,12 @@ export function buildProbeCommand(
         .default(DEFAULTS.failureQuorum),
     )
     // Leader election (Karmada's names and defaults)
-    .addOption(
-      flag('--leader-elect [bool]', 'elect one pod per cluster to write the Cluster condition')
-        .argParser(parseBool)
-        .preset('true')
-        .default(true),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-lease-duration <duration>',
-        'how long others wait before taking over a silent leader',
-        DEFAULTS.leaseDurationMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-renew-deadline <duration>',
-        'a leader that could not renew for this long stops leading',
-        DEFAULTS.renewDeadlineMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--leader-elect-retry-period <duration>',
-        'pause between tries to acquire or renew',
-        DEFAULTS.retryPeriodMs,
-      ),
-    )
+    .addOption(boolFlag('--leader-elect', 'elect one pod per cluster to write the Cluster condition', true));
+  addLeaderElectionTimingFlags(cmd, {
+    leaseDuration: 'how long others wait before taking over a silent leader',
+    renewDeadline: 'a leader that could not renew for this long stops leading',
+    retryPeriod: 'pause between tries to acquire or renew',
+  })
     .addOption(
       flag('--leader-elect-resource-lock <kind>', 'lock object kind (only leases)').default('leases'),
     )
@@ -304,18 +252,18 @@ export function buildProbeCommand(
       flag('--leader-elect-resource-namespace <ns>', 'namespace of the Lease, in the member cluster').default(
         DEFAULTS.resourceNamespace,
       ),
-    )
-    // Serving
-    .addOption(
-      flag('--metrics-bind-address <addr>', '/metrics on host:port, :port or 0 (off)')
-        .argParser(parseBindAddress)
-        .default(parseBindAddress(DEFAULTS.metricsBindAddress), DEFAULTS.metricsBindAddress),
-    )
-    .addOption(
-      flag('--health-probe-bind-address <addr>', '/healthz and /readyz on host:port, :port or 0 (off)')
-        .argParser(parseBindAddress)
-        .default(parseBindAddress(DEFAULTS.healthProbeBindAddress), DEFAULTS.healthProbeBindAddress),
-    )
+    );
+  // Serving; Karmada's own spellings of the health address are accepted but not shown.
+  addServingFlags(cmd, {
+    metricsBindAddress: DEFAULTS.metricsBindAddress,
+    healthProbeBindAddress: DEFAULTS.healthProbeBindAddress,
+    parseAddresses: true,
+    help: {
+      metricsBindAddress: '/metrics on host:port, :port or 0 (off)',
+      healthProbeBindAddress: '/healthz and /readyz on host:port, :port or 0 (off)',
+      logLevel: 'trace, debug, info, warn, error, fatal or silent',
+    },
+  })
     .addOption(
       flag(
         '--bind-address <ip>',
@@ -331,11 +279,6 @@ export function buildProbeCommand(
       flag('--detectors <list>', "Karmada's detector selection; only coredns-detector exists")
         .default('*')
         .hideHelp(),
-    )
-    .addOption(
-      flag('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
-        .argParser(parseLogLevel)
-        .default('info'),
     );
   cmd.action(async (opts: Record<string, unknown>, command: Command) => {
     await run(toProbeConfig(opts, command));
