@@ -160,6 +160,7 @@ export async function createReadyCluster(h: Harness, name: string): Promise<void
       ],
       apiEnablements: [
         { groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] },
+        { groupVersion: 'v1', resources: [{ name: 'services', kind: 'Service' }] },
         {
           groupVersion: 'rbac.authorization.k8s.io/v1',
           resources: [{ name: 'clusterroles', kind: 'ClusterRole' }],

@@ -311,3 +311,39 @@ describe('no fitting cluster', () => {
       .toMatch(/member1: TaintToleration: .*member2: ClusterAffinity: .*member3: ClusterAffinity: /);
   });
 });
+
+describe('a Service', () => {
+  it("reaches the members without the control plane's cluster IPs", async () => {
+    const services = new ResourceClient<ResourceTemplate>(h.cp.kubeConfig(), {
+      group: '',
+      version: 'v1',
+      plural: 'services',
+      namespaced: true,
+      kind: 'Service',
+    });
+    await h.policies.create({
+      metadata: { name: 'front', namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'v1', kind: 'Service', name: 'front' }],
+        // member2: the test before leaves member1 tainted.
+        placement: { clusterAffinity: { clusterNames: ['member2'] } },
+      },
+    });
+    await services.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'front', namespace: 'default' },
+      spec: { selector: { app: 'front' }, ports: [{ port: 80 }] },
+    });
+    const allocated = (await services.get('default/front')).spec?.['clusterIP'];
+    expect(allocated).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const workKey = `karmada-es-member2/${workNameFor('Service', 'front', 'default')}`;
+    await expect.poll(async () => (await h.works.find(workKey)) !== undefined, POLL).toBe(true);
+    const manifest = (await h.works.get(workKey)).spec.workload?.manifests?.[0] as {
+      spec: Record<string, unknown>;
+    };
+    expect(manifest.spec).not.toHaveProperty('clusterIP');
+    expect(manifest.spec).not.toHaveProperty('clusterIPs');
+    expect(manifest.spec['ports']).toEqual([expect.objectContaining({ port: 80 })]);
+  });
+});

@@ -22,6 +22,7 @@ import { workNameFor } from '../names.ts';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
 import { isReplicatedKind } from '../resource-detector/replicas.ts';
 import { recordOf, type ResourceTemplate } from '../template.ts';
+import { withoutControlPlaneFields } from './member-fields.ts';
 
 /** Clusters that may keep a Work: the placement, dependants' clusters, and non-Directly evictions. */
 export function expectedClusters(b: ResourceBinding): ReadonlySet<string> {
@@ -148,7 +149,9 @@ export function manifestFor(
 ): Manifest {
   const rest = withoutKeys(t as ResourceTemplate & Record<string, unknown>, ['status', 'spec', 'metadata']);
   const metadata = { ...withoutKeys(t.metadata, PRUNED_METADATA), ...tracingMetadata(key, b, t, c.name) };
-  return dropUndefined({ ...rest, metadata, ...definedFields({ spec: specFor(b, t, c) }) });
+  return dropUndefined(
+    withoutControlPlaneFields({ ...rest, metadata, ...definedFields({ spec: specFor(b, t, c) }) }),
+  );
 }
 
 /** JSON round trip: removes `undefined` fields so that comparisons with API objects hold. */
