@@ -14,8 +14,17 @@ import {
   type ResourceBinding,
   type Taint,
 } from '@kf/api';
-import { CORE_EVENT_RESOURCE, ResourceClient, isNotFound, retryOnConflict, type CoreEvent } from '@kf/kube';
-import { AGENT_MAIN, demoDeployment, type FailoverFederation } from '@kf/testing';
+import { CORE_EVENT_RESOURCE, ResourceClient, retryOnConflict, type CoreEvent } from '@kf/kube';
+import {
+  AGENT_MAIN,
+  demoDeployment,
+  memberDeployment,
+  placementOf,
+  worksOfBinding,
+  type FailoverFederation,
+  type MemberCopy,
+  type WorkState,
+} from '@kf/testing';
 
 const execFileAsync = promisify(execFile);
 
@@ -70,57 +79,25 @@ export async function binding(
 }
 
 /** The binding's placement as `{ cluster: replicas }` (undefined before it exists). */
-export async function placement(
+export function placement(
   fed: FailoverFederation,
   deployment: string,
 ): Promise<Record<string, number> | undefined> {
-  const b = await binding(fed, deployment);
-  if (b === undefined) return undefined;
-  return Object.fromEntries((b.spec.clusters ?? []).map((c) => [c.name, c.replicas ?? 0]));
+  return placementOf(fed, bindingName(deployment));
 }
 
 /** Member → the Work of this Deployment in its execution namespace (with deletion state). */
-export async function worksOf(
-  fed: FailoverFederation,
-  deployment: string,
-): Promise<Record<string, { deleting: boolean; replicas: number | undefined }>> {
-  const { items } = await fed.works.list();
-  const out: Record<string, { deleting: boolean; replicas: number | undefined }> = {};
-  for (const w of items) {
-    if (w.metadata.annotations?.['resourcebinding.karmada.io/name'] !== `${deployment}-deployment`) continue;
-    const cluster = (w.metadata.namespace ?? '').replace(/^karmada-es-/, '');
-    const manifest = w.spec.workload?.manifests?.[0] as { spec?: { replicas?: number } } | undefined;
-    out[cluster] = {
-      deleting: w.metadata.deletionTimestamp !== undefined,
-      replicas: manifest?.spec?.replicas,
-    };
-  }
-  return out;
-}
-
-export interface MemberCopy {
-  readonly uid: string;
-  readonly replicas: number;
-  readonly available: number;
+export function worksOf(fed: FailoverFederation, deployment: string): Promise<Record<string, WorkState>> {
+  return worksOfBinding(fed, `${deployment}-deployment`);
 }
 
 /** The Deployment on a member (undefined when absent). */
-export async function memberCopy(
+export function memberCopy(
   fed: FailoverFederation,
   member: string,
   name: string,
 ): Promise<MemberCopy | undefined> {
-  try {
-    const d = await fed.memberApps(member).readNamespacedDeployment({ name, namespace: NAMESPACE });
-    return {
-      uid: d.metadata?.uid ?? '',
-      replicas: d.spec?.replicas ?? 0,
-      available: d.status?.availableReplicas ?? 0,
-    };
-  } catch (err: unknown) {
-    if (isNotFound(err) || (err as { code?: number }).code === 404) return undefined;
-    throw err;
-  }
+  return memberDeployment(fed, member, NAMESPACE, name);
 }
 
 /** True when the member runs the Deployment with `replicas` replicas, all available. */
