@@ -33,7 +33,7 @@ import {
   type Lease,
 } from '@kf/kube';
 import { createLogger, createRegistry } from '@kf/runtime';
-import { freePort, startControlPlane, type LocalCluster } from '@kf/testing';
+import { applyDefaultTaintPolicy, freePort, startControlPlane, type LocalCluster } from '@kf/testing';
 import { createControlPlane } from '../src/app.ts';
 import { buildControlPlaneCommand, type ControlPlaneConfig } from '../src/cli.ts';
 
@@ -69,7 +69,6 @@ export interface Plane {
   readonly events: ResourceClient<CoreEvent>;
   /** The control plane's own (service account) kubeconfig. */
   readonly controlPlaneKubeconfig: string;
-  apply(file: string): Promise<void>;
 }
 
 export async function startPlane(): Promise<Plane> {
@@ -104,7 +103,6 @@ async function preparePlane(cluster: LocalCluster): Promise<Plane> {
       'system:serviceaccounts',
       'system:serviceaccounts:karmada-system',
     ]),
-    apply,
   };
 }
 
@@ -159,7 +157,8 @@ export async function startScenario(
   const plane = await startPlane();
   let agents: FakeAgents | undefined;
   try {
-    await plane.apply('cluster-taint-policy.yaml');
+    // No hold time: these scenarios time the NoExecute taint from the moment Ready changes.
+    await applyDefaultTaintPolicy(plane.cluster, 0);
     const bindings = new ResourceClient<ResourceBinding>(plane.cluster.kubeConfig(), resourceBindingKind);
     agents = new FakeAgents(plane);
     for (const name of clusters) await agents.register(name);

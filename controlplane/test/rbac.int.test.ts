@@ -18,7 +18,7 @@ import {
   type Work,
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
-import { demoDeployment } from '@kf/testing';
+import { applyDefaultTaintPolicy, demoDeployment } from '@kf/testing';
 import { workNameFor } from '../src/workload/names.ts';
 import { ControlPlaneProcess, FakeAgents, LEADER_ELECTION_FLAGS, startPlane, type Plane } from './harness.ts';
 
@@ -34,7 +34,7 @@ let works: ResourceClient<Work>;
 
 beforeAll(async () => {
   plane = await startPlane(); // applies rbac.yaml; controlPlaneKubeconfig is bound to it alone
-  await plane.apply('cluster-taint-policy.yaml');
+  await applyDefaultTaintPolicy(plane.cluster, 0); // no hold time: evict as soon as tainted
   const kc = plane.cluster.kubeConfig();
   bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
   works = new ResourceClient<Work>(kc, workKind);

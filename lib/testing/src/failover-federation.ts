@@ -318,7 +318,7 @@ async function prepareControlPlane(federation: LocalFederation, timing: Failover
     });
   }
   await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', AGENT_RBAC_DIR));
-  await applyDefaultTaintPolicy(federation, timing.taintHoldSeconds);
+  await applyDefaultTaintPolicy(federation.controlPlane, timing.taintHoldSeconds);
 }
 
 interface StartedAgent {
@@ -404,17 +404,12 @@ async function startControlPlaneProcess(
 }
 
 /**
- * Applies deploy/controlplane/cluster-taint-policy.yaml as it is, then sets its hold time
- * (`spec.addAfterSeconds`) when one is given.
+ * Applies deploy/controlplane/cluster-taint-policy.yaml, with its hold time (`spec.addAfterSeconds`)
+ * set to the given one: the shipped 15 s is sized for 10 s Lease renewals, the harness renews
+ * every second.
  */
-export async function applyDefaultTaintPolicy(
-  federation: LocalFederation,
-  holdSeconds: number,
-): Promise<void> {
-  const cp = federation.controlPlane;
+export async function applyDefaultTaintPolicy(cp: LocalCluster, holdSeconds: number): Promise<void> {
   await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', DEFAULT_TAINT_POLICY_FILE));
-  if (holdSeconds > 0) {
-    const policies = new ResourceClient<ClusterTaintPolicy>(cp.kubeConfig(), clusterTaintPolicyKind);
-    await policies.mergePatch(DEFAULT_TAINT_POLICY_NAME, { spec: { addAfterSeconds: holdSeconds } });
-  }
+  const policies = new ResourceClient<ClusterTaintPolicy>(cp.kubeConfig(), clusterTaintPolicyKind);
+  await policies.mergePatch(DEFAULT_TAINT_POLICY_NAME, { spec: { addAfterSeconds: holdSeconds } });
 }
