@@ -5,7 +5,6 @@
  * configuration.
  */
 import { CommanderError } from 'commander';
-import { setDefaultHttpClient } from '@kf/kube';
 import {
   ConfigError,
   createLogger,
@@ -19,11 +18,6 @@ import { createProbeApp } from './app.ts';
 import { buildProbeCommand } from './cli.ts';
 
 let log: Logger | undefined;
-
-// Node's HTTP/1.1 client for the API servers rather than undici's pools: about 1 MiB less
-// resident, and under the production flags' --lite-mode (no WebAssembly, see src/build/bundle.ts)
-// undici could not speak HTTP/1.1 at all.
-setDefaultHttpClient('node');
 
 const command = buildProbeCommand(async (cfg) => {
   log = createLogger({ component: 'probe', level: cfg.logLevel });

@@ -55,14 +55,7 @@ export {
   type RetryOnConflictOptions,
   type UpdateSteps,
 } from './retry-on-conflict.ts';
-export {
-  KubeTransport,
-  setDefaultHttpClient,
-  type Connection,
-  type HttpClient,
-  type TransportOptions,
-} from './transport.ts';
-export { NodeHttpDispatcher, type DispatcherTls, type NodeHttpDispatcherOptions } from './node-dispatcher.ts';
+export { KubeTransport, type Connection, type TransportOptions } from './transport.ts';
 export { getJson, type GetJsonOptions } from './get-json.ts';
 export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';

@@ -1,7 +1,6 @@
 import type { RequestOptions } from 'node:https';
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
-import { NodeHttpDispatcher } from './node-dispatcher.ts';
 
 /** What one request to the API server needs: where, through which connection pool, which headers. */
 export interface Connection {
@@ -12,30 +11,9 @@ export interface Connection {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/**
- * What carries the requests to an API server: `undici` (its Agent: HTTP/2 when the server offers
- * it, else HTTP/1.1 with its WebAssembly parser) or `node` (Node's `https` client, HTTP/1.1, see
- * {@link NodeHttpDispatcher}). Either way callers use undici's `request()` on the dispatcher.
- */
-export type HttpClient = 'undici' | 'node';
-
-let defaultHttpClient: HttpClient = 'undici';
-
-/**
- * Chooses the HTTP client of every transport made from now on in this process. The DNS probe
- * takes `node`: one HTTP stack in the process (its servers use Node's), about 1 MiB less
- * resident than undici's pools with HTTP/2, and it runs under `--lite-mode`, where V8 has no
- * WebAssembly for undici's HTTP/1.1 parser.
- */
-export function setDefaultHttpClient(client: HttpClient): void {
-  defaultHttpClient = client;
-}
-
 export interface TransportOptions {
   /** TCP + TLS handshake deadline (default 10 s). */
   readonly connectTimeoutMs?: number;
-  /** Default: the process's ({@link setDefaultHttpClient}, else undici). */
-  readonly httpClient?: HttpClient;
 }
 
 /**
@@ -49,7 +27,6 @@ export interface TransportOptions {
 export class KubeTransport {
   private readonly kc: KubeConfig;
   private readonly connectTimeoutMs: number;
-  private readonly httpClient: HttpClient;
   private agent: Dispatcher | undefined;
   private tlsFingerprint = '';
   private closed = false;
@@ -57,7 +34,6 @@ export class KubeTransport {
   constructor(kc: KubeConfig, opts: TransportOptions = {}) {
     this.kc = kc;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-    this.httpClient = opts.httpClient ?? defaultHttpClient;
   }
 
   async connect(): Promise<Connection> {
@@ -76,7 +52,15 @@ export class KubeTransport {
     if (this.agent !== undefined && fingerprint === this.tlsFingerprint) return this.agent;
     const next =
       cluster.proxyUrl === undefined || cluster.proxyUrl === ''
-        ? this.direct(tls)
+        ? new Agent({
+            // TCP keep-alive after 30 s of silence, as client-go and client-node do.
+            connect: {
+              ...tls,
+              timeout: this.connectTimeoutMs,
+              keepAlive: true,
+              keepAliveInitialDelay: 30_000,
+            },
+          })
         : await proxyDispatcher(this.kc, cluster.server);
     // Building a proxy dispatcher awaits: a concurrent connect() or close() may have come first.
     if (this.closed || (this.agent !== undefined && fingerprint === this.tlsFingerprint)) {
@@ -91,24 +75,6 @@ export class KubeTransport {
     return next;
   }
 
-  private direct(tls: Tls): Dispatcher {
-    if (this.httpClient === 'node') {
-      return new NodeHttpDispatcher({
-        tls,
-        connectTimeoutMs: this.connectTimeoutMs,
-        keepAliveInitialDelayMs: KEEP_ALIVE_INITIAL_DELAY_MS,
-      });
-    }
-    return new Agent({
-      connect: {
-        ...tls,
-        timeout: this.connectTimeoutMs,
-        keepAlive: true,
-        keepAliveInitialDelay: KEEP_ALIVE_INITIAL_DELAY_MS,
-      },
-    });
-  }
-
   /** Closes the pool; requests still running are destroyed. */
   async close(): Promise<void> {
     this.closed = true;
@@ -117,9 +83,6 @@ export class KubeTransport {
     if (agent !== undefined) await agent.destroy();
   }
 }
-
-/** TCP keep-alive after 30 s of silence, as client-go and client-node do. */
-const KEEP_ALIVE_INITIAL_DELAY_MS = 30_000;
 
 /** The TLS material of a connection to the API server. */
 interface Tls {

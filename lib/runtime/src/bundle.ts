@@ -8,10 +8,14 @@
  * process reaches (of client-node, the kubeconfig loader and its authenticators instead of every
  * generated API and model).
  */
+import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { build, type Metafile, type Plugin } from 'esbuild';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * The V8 settings the processes run with in their containers, sized to their workloads (a few
@@ -24,8 +28,42 @@ import { build, type Metafile, type Plugin } from 'esbuild';
  *   bursts takes about twice as long, still a small fraction of its period.
  * The old generation keeps V8's limit: a cluster larger than planned must cost memory, not crash
  * the process. They belong on the command line: `NODE_OPTIONS` refuses `--optimize-for-size`.
+ * Whatever they become, they must leave WebAssembly on: see {@link webAssemblyProblem}.
  */
 export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--optimize-for-size'];
+
+/**
+ * A WebAssembly module of one function, in hex: `(func (export "add") (param i32 i32)
+ * (result i32) local.get 0 local.get 1 i32.add)`.
+ */
+const ADD_MODULE_HEX = [
+  '0061736d01000000', // magic, version 1
+  '01070160027f7f017f', // type section: (i32, i32) -> i32
+  '03020100', // function section: one function of that type
+  '070701036164640000', // export section: "add"
+  '0a09010700200020016a0b', // code section: local.get 0, local.get 1, i32.add
+].join('');
+
+/**
+ * Whether `node <nodeFlags>` compiles and runs WebAssembly: undefined when it does, else what
+ * went wrong. undici's HTTP/1.1 parser (llhttp) is WebAssembly, so flags that turn it off (V8's
+ * `--lite-mode` and `--jitless` do) leave the processes unable to call an API server or proxy
+ * that does not offer HTTP/2 (ERR_WEBASSEMBLY_NOT_SUPPORTED on every request), while the
+ * kube-apiservers of tests, reached over HTTP/2, would never show it.
+ */
+export async function webAssemblyProblem(nodeFlags: readonly string[]): Promise<string | undefined> {
+  const program = `const m = new WebAssembly.Module(Buffer.from('${ADD_MODULE_HEX}', 'hex'));
+process.stdout.write(String(new WebAssembly.Instance(m).exports.add(2, 3)));`;
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [...nodeFlags, '-e', program]);
+    return stdout === '5' ? undefined : `add(2, 3) returned ${JSON.stringify(stdout)}`;
+  } catch (err) {
+    const { stderr } = err as { stderr?: string };
+    // node prints the failing line first; the error itself is the first line naming one.
+    const line = stderr?.split('\n').find((l) => /^\w*Error\b/.test(l));
+    return line ?? (err instanceof Error ? err.message : String(err));
+  }
+}
 
 /** The package whose modules are declared free of side effects by default. */
 export const CLIENT_NODE = '@kubernetes/client-node';
@@ -94,9 +132,9 @@ const builtinsByRequire: Plugin = {
  * does, and runs on the given dispatcher (the global one otherwise).
  *
  * Each dispatcher is loaded when first used (esbuild evaluates a bundled CommonJS module at its
- * first require): a process whose requests run on another dispatcher (see `@kf/kube`'s
- * `KubeTransport`) never loads undici's connection pools, its HTTP/2 client or its parsers,
- * nor builds the global Agent.
+ * first require): a process that reaches its API servers directly never loads `ProxyAgent`
+ * (nor `Socks5ProxyAgent`), and one that passes its own dispatcher to every request (as `@kf/kube`'s
+ * `KubeTransport` does) never builds the global Agent.
  */
 const UNDICI_DISPATCHERS_ONLY = `'use strict'
 const Dispatcher = require('./lib/dispatcher/dispatcher')

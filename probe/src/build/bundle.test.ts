@@ -1,10 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundledInputs } from '@kf/runtime/bundle';
+import { bundledInputs, webAssemblyProblem } from '@kf/runtime/bundle';
 import { PROBE_NODE_FLAGS, bundleProbe, type BundleResult } from './bundle.ts';
 
 /** What keeps the production bundle small; the benchmark measures the memory it saves. */
@@ -51,5 +55,98 @@ describe('probe bundle', () => {
       { cwd: dir },
     );
     expect(stdout).toContain('--node-name');
+  });
+
+  it('keeps WebAssembly under its production flags (undici parses HTTP/1.1 with it)', async () => {
+    expect(await webAssemblyProblem(PROBE_NODE_FLAGS)).toBeUndefined();
+    expect(await webAssemblyProblem([...PROBE_NODE_FLAGS, '--lite-mode'])).toMatch(
+      /WebAssembly is not defined/,
+    );
+  });
+
+  describe('against an API server without HTTP/2', () => {
+    let server: Server;
+    let kubeconfig: string;
+    let resolvConf: string;
+
+    beforeAll(async () => {
+      // Plain HTTP/1.1, as a proxy or an API server without HTTP/2 answers: every request gets a
+      // Status the probe can only report if it parsed the response.
+      server = createServer((_req, res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            code: 500,
+            message: 'answered over HTTP/1.1',
+          }),
+        );
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      kubeconfig = join(dir, 'http1.kubeconfig');
+      await writeFile(
+        kubeconfig,
+        `apiVersion: v1
+kind: Config
+clusters: [{ name: http1, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
+users: [{ name: probe, user: { token: t } }]
+contexts: [{ name: http1, context: { cluster: http1, user: probe } }]
+current-context: http1
+`,
+      );
+      resolvConf = join(dir, 'resolv.conf');
+      await writeFile(resolvConf, 'nameserver 127.0.0.1\n');
+    });
+
+    afterAll(async () => {
+      server.close();
+      server.closeAllConnections();
+      await once(server, 'close');
+    });
+
+    /** What the bundle, run with `nodeFlags`, logs when its first read of its Node fails. */
+    async function firstNodeReadError(nodeFlags: readonly string[]): Promise<string> {
+      const child = spawn(
+        process.execPath,
+        [
+          ...nodeFlags,
+          bundle.outfile,
+          '--node-name=node1',
+          '--cluster-name=member1',
+          `--kubeconfig=${kubeconfig}`,
+          `--karmada-kubeconfig=${kubeconfig}`,
+          `--resolv-conf=${resolvConf}`,
+          '--nameserver-port=1',
+          '--period=100ms',
+          '--leader-elect=false',
+          '--metrics-bind-address=0',
+          '--health-probe-bind-address=0',
+        ],
+        { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      try {
+        for await (const line of createInterface({ input: child.stdout })) {
+          const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+          if (entry.msg?.startsWith('cannot read the Node') === true) return entry.err?.message ?? line;
+        }
+        throw new Error('the probe exited without reading its Node');
+      } finally {
+        child.kill();
+      }
+    }
+
+    it('reads its Node over HTTP/1.1 with the production flags', async () => {
+      expect(await firstNodeReadError(PROBE_NODE_FLAGS)).toBe('answered over HTTP/1.1');
+    });
+
+    it('could not under --lite-mode', async () => {
+      expect(await firstNodeReadError([...PROBE_NODE_FLAGS, '--lite-mode'])).toMatch(
+        /ERR_WEBASSEMBLY_NOT_SUPPORTED/,
+      );
+    });
   });
 });

@@ -12,14 +12,13 @@ export const PROBE_ENTRY = join(PROBE_DIR, 'src', 'main.ts');
 export const PROBE_BUNDLE = join(PROBE_DIR, 'dist', 'probe.mjs');
 
 /**
- * The processes' production flags plus `--lite-mode`: V8 without its optimizing compilers
- * (Maglev, TurboFan). The probe's work is a few DNS queries and API calls per period; compiling
- * its hot functions would touch about 7 MiB more of the node binary's compiler code and keep
- * the optimized code, for no measurable CPU saving (see the benchmark). Lite mode also leaves
- * V8 without WebAssembly, which undici's HTTP/1.1 parser needs: the probe sends its API calls
- * with Node's HTTP client instead (`setDefaultHttpClient('node')` in main.ts).
+ * The processes' production flags, nothing more. Not `--lite-mode`: it would spare the probe V8's
+ * optimizing compilers (about 7 MiB, see probe/README.md), but it also turns WebAssembly
+ * off, and undici's HTTP/1.1 parser (llhttp) is WebAssembly: every API call to a server or proxy
+ * that does not offer HTTP/2 would fail with ERR_WEBASSEMBLY_NOT_SUPPORTED (`bundle.test.ts`
+ * runs WebAssembly under these flags).
  */
-export const PROBE_NODE_FLAGS: readonly string[] = [...PRODUCTION_NODE_FLAGS, '--lite-mode'];
+export const PROBE_NODE_FLAGS: readonly string[] = [...PRODUCTION_NODE_FLAGS];
 
 export type { BundleResult };
 
