@@ -9,6 +9,7 @@ import {
   clusterPropagationPolicyKind,
   clusterResourceBindingKind,
   executionNamespaceFor,
+  findCondition,
   propagationPolicyKind,
   resourceBindingKind,
   workKind,
@@ -17,7 +18,7 @@ import {
   type ResourceBinding,
   type Work,
 } from '@kf/api';
-import { demoDeployment, startControlPlane, type LocalCluster } from '@kf/testing';
+import { demoDeployment, startControlPlane, waitUntil, type LocalCluster } from '@kf/testing';
 import { applicationFailoverController } from '../../src/controllers/application-failover/controller.ts';
 import { gracefulEvictionController } from '../../src/controllers/graceful-eviction/controller.ts';
 import { createWorkloadDeps, workloadControllers, type WorkloadDeps } from '../../src/workload/index.ts';
@@ -172,6 +173,16 @@ export async function createReadyCluster(h: Harness, name: string): Promise<void
       },
     },
   });
+  // A binding scheduled before the controllers' own cache has seen this status would leave the
+  // cluster out (on a loaded machine the watch event can lag the test's next step).
+  await waitUntil(
+    `${name} Ready in the controllers' cache`,
+    async () =>
+      Promise.resolve(
+        findCondition(h.workload.clusters.get(name)?.status?.conditions, 'Ready')?.status === 'True',
+      ),
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
 }
 
 /** The Deployment template a user would apply (KWOK-friendly; the image is never pulled). */
