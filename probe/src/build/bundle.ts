@@ -12,13 +12,14 @@ export const PROBE_ENTRY = join(PROBE_DIR, 'src', 'main.ts');
 export const PROBE_BUNDLE = join(PROBE_DIR, 'dist', 'probe.mjs');
 
 /**
- * The processes' production flags, nothing more. Not `--lite-mode`: it would spare the probe V8's
- * optimizing compilers (about 7 MiB, see probe/README.md), but it also turns WebAssembly
- * off, and undici's HTTP/1.1 parser (llhttp) is WebAssembly: every API call to a server or proxy
- * that does not offer HTTP/2 would fail with ERR_WEBASSEMBLY_NOT_SUPPORTED (`bundle.test.ts`
- * runs WebAssembly under these flags).
+ * The processes' production flags plus `--max-opt=0`: V8 keeps its interpreter and baseline
+ * compiler but never runs its optimizing tiers (Maglev, TurboFan), whose code and compiler pages
+ * would add about 15 MiB once the probe's loop is hot, for no CPU the probe needs (probe/README.md).
+ * Not `--lite-mode`, which saves the same: it also turns WebAssembly off, and undici's HTTP/1.1
+ * parser (llhttp) is WebAssembly, so every API call to a server or proxy that does not offer HTTP/2
+ * would fail with ERR_WEBASSEMBLY_NOT_SUPPORTED (`bundle.test.ts` runs WebAssembly under these flags).
  */
-export const PROBE_NODE_FLAGS: readonly string[] = [...PRODUCTION_NODE_FLAGS];
+export const PROBE_NODE_FLAGS: readonly string[] = [...PRODUCTION_NODE_FLAGS, '--max-opt=0'];
 
 export type { BundleResult };
 
