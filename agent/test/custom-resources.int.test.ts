@@ -8,18 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
-import { startFederation, type LocalFederation } from '@kf/testing';
+import { freeFormCrd, installCrd, startFederation, type LocalFederation } from '@kf/testing';
 import { eventually, startAgent, type AgentProcess } from './agent-process.ts';
 
 const GROUP = 'agent.example.com';
 const ES = executionNamespaceFor('member1');
-const CRDS: ResourceDescriptor = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-  kind: 'CustomResourceDefinition',
-};
 const NAMESPACES: ResourceDescriptor = { group: '', version: 'v1', plural: 'namespaces', namespaced: false };
 const WIDGETS: ResourceDescriptor = { group: GROUP, version: 'v1', plural: 'widgets', namespaced: true };
 const GADGETS: ResourceDescriptor = { group: GROUP, version: 'v1', plural: 'gadgets', namespaced: false };
@@ -44,34 +37,6 @@ let agent: AgentProcess;
 let works: ResourceClient<Work>;
 let widgets: ResourceClient<Custom>;
 let gadgets: ResourceClient<Custom>;
-
-function crd(kind: string, plural: string, scope: 'Namespaced' | 'Cluster'): Custom {
-  return {
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope,
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
 
 beforeAll(async () => {
   fed = await startFederation({ members: 1, member: { nodes: 1 } });
@@ -100,16 +65,11 @@ beforeAll(async () => {
     process.stderr.write(`agent log:\n${(await agent.logs()).slice(-4_000)}\n`);
     throw err;
   });
-  const crds = new ResourceClient<Custom>(member, CRDS);
-  for (const c of [crd('Widget', 'widgets', 'Namespaced'), crd('Gadget', 'gadgets', 'Cluster')]) {
-    await crds.create(c);
-    await eventually(
-      `${c.metadata.name} established`,
-      async () =>
-        (await crds.get(c.metadata.name)).status?.conditions?.some(
-          (x) => x.type === 'Established' && x.status === 'True',
-        ) === true,
-    );
+  for (const c of [
+    freeFormCrd(GROUP, 'Widget', 'widgets', 'Namespaced'),
+    freeFormCrd(GROUP, 'Gadget', 'gadgets', 'Cluster'),
+  ]) {
+    await installCrd(member, c);
   }
 });
 

@@ -8,72 +8,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import { executionNamespaceFor, type Work } from '@kf/api';
+import { freeFormCrd, installCrd } from '@kf/testing';
 import { workNameFor } from '../../src/workload/names.ts';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 import { createReadyCluster, releaseDeletedWorks, startHarness, type Harness } from './harness.ts';
 
 const POLL = { timeout: 45_000, interval: 250 };
 const GROUP = 'failover.example.com';
-const CRDS: ResourceDescriptor = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-  kind: 'CustomResourceDefinition',
-};
 const WIDGETS: ResourceDescriptor = { group: GROUP, version: 'v1', plural: 'widgets', namespaced: true };
 const GADGETS: ResourceDescriptor = { group: GROUP, version: 'v1', plural: 'gadgets', namespaced: false };
 
-interface Crd {
-  readonly metadata: { readonly name: string };
-  readonly spec?: unknown;
-  readonly status?: { readonly conditions?: readonly { type: string; status: string }[] };
-}
-
 let h: Harness;
-let crds: ResourceClient<Crd>;
 let widgets: ResourceClient<ResourceTemplate>;
 let gadgets: ResourceClient<ResourceTemplate>;
-
-/** A CRD of `kind` in GROUP, v1, with a free-form spec and a status subresource. */
-function crd(kind: string, plural: string, scope: 'Namespaced' | 'Cluster'): Crd {
-  return {
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope,
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
-
-async function installCrd(c: Crd): Promise<void> {
-  await crds.create(c);
-  await expect
-    .poll(
-      async () =>
-        (await crds.get(c.metadata.name)).status?.conditions?.find((x) => x.type === 'Established')?.status,
-      POLL,
-    )
-    .toBe('True');
-}
 
 /** The Works that carry `kind/name`, by cluster, as their first manifest. */
 async function worksCarrying(kind: string, name: string): Promise<Record<string, Work>> {
@@ -89,7 +36,6 @@ async function worksCarrying(kind: string, name: string): Promise<Record<string,
 beforeAll(async () => {
   h = await startHarness(['member1', 'member2']);
   const kc = h.cp.kubeConfig();
-  crds = new ResourceClient<Crd>(kc, CRDS);
   widgets = new ResourceClient<ResourceTemplate>(kc, WIDGETS);
   gadgets = new ResourceClient<ResourceTemplate>(kc, GADGETS);
   for (const name of ['member1', 'member2']) {
@@ -130,7 +76,7 @@ describe('a namespaced custom resource whose CRD is installed after its Propagat
       .poll(() => h.workload.templates.pendingTypes().map(([v, k]) => `${v}/${k}`), POLL)
       .toContain(`${GROUP}/v1/Widget`);
     expect(h.workload.templates.isWatched(`${GROUP}/v1`, 'Widget')).toBe(false);
-    await installCrd(crd('Widget', 'widgets', 'Namespaced'));
+    await installCrd(h.cp.kubeConfig(), freeFormCrd(GROUP, 'Widget', 'widgets', 'Namespaced'));
     await widgets.create({
       apiVersion: `${GROUP}/v1`,
       kind: 'Widget',
@@ -199,7 +145,7 @@ describe('a namespaced custom resource whose CRD is installed after its Propagat
 
 describe('a cluster-scoped custom resource with a ClusterPropagationPolicy', () => {
   it('becomes ClusterResourceBinding <name>-gadget and a Work per cluster carrying it', async () => {
-    await installCrd(crd('Gadget', 'gadgets', 'Cluster'));
+    await installCrd(h.cp.kubeConfig(), freeFormCrd(GROUP, 'Gadget', 'gadgets', 'Cluster'));
     await h.clusterPolicies.create({
       metadata: { name: 'gadgets' },
       spec: {

@@ -64,3 +64,4 @@ export {
 export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/demo.ts';
 export { Timeline, type TimelineEntry } from './cli/timeline.ts';
 export { dividedByStaticWeights } from './placements.ts';
+export { freeFormCrd, installCrd, CRD_RESOURCE, type CustomResourceDefinition } from './custom-resources.ts';
