@@ -66,7 +66,12 @@ async function writeBindingStatus(
   const { items, fullyApplied } = target.aggregation;
   const conditions = setCondition(b.status?.conditions, fullyApplied, ctx.now());
   if (isSameJson(b.status?.aggregatedStatus, items) && isSameJson(b.status?.conditions, conditions)) return;
-  const patch = { status: { aggregatedStatus: items, conditions } };
+  // Guarded by resourceVersion: the scheduler writes Scheduled into the same conditions list,
+  // which a merge patch replaces whole; a stale copy must conflict, not drop it.
+  const patch = {
+    metadata: { resourceVersion: b.metadata.resourceVersion },
+    status: { aggregatedStatus: items, conditions },
+  };
   await bindingClient(deps.bindings, key).patchStatus(key, patch, { signal: ctx.signal });
   if (findCondition(b.status?.conditions, fullyApplied.type)?.status === fullyApplied.status) return;
   const ok = fullyApplied.status === 'True';

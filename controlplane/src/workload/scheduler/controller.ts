@@ -137,8 +137,21 @@ async function schedule(
   });
   const writes = planSchedulingWrites(b, result, nowMs);
   const client = bindingClient(deps.bindings, key);
-  if (writes.binding !== undefined) await client.mergePatch(key, writes.binding, { signal: ctx.signal });
-  if (writes.status !== undefined) await client.patchStatus(key, writes.status, { signal: ctx.signal });
+  const patched =
+    writes.binding === undefined
+      ? undefined
+      : await client.mergePatch(key, writes.binding, { signal: ctx.signal });
+  if (writes.status !== undefined) {
+    // Guarded by resourceVersion: a merge patch replaces `status.conditions` whole, and
+    // binding-status writes FullyApplied into the same list from its own copy; whichever writes
+    // from a stale copy gets a conflict and tries again, instead of dropping the other's condition.
+    const resourceVersion = (patched ?? b).metadata.resourceVersion;
+    await client.patchStatus(
+      key,
+      { ...writes.status, metadata: { resourceVersion } },
+      { signal: ctx.signal },
+    );
+  }
   const pass = describePass(result);
   if (writes.binding !== undefined || writes.status !== undefined) {
     recordOnBinding(deps.events, b, {
