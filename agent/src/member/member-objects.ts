@@ -8,7 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { labels } from '@kf/api';
 import { ResourceClient, WatchCache, type ResourceDescriptor } from '@kf/kube';
-import type { Logger, ObjectEventType, Runnable } from '@kf/runtime';
+import { whenAborted, type Logger, type ObjectEventType, type Runnable } from '@kf/runtime';
 import { objectRecordKey, type MemberObject } from '../controllers/execution/manifest-plan.ts';
 
 export type MemberEventHandler = (
@@ -97,17 +97,7 @@ export class MemberObjects {
       name: 'member-object-caches',
       needLeaderElection: false,
       start: async (signal) => {
-        await new Promise<void>((resolve) => {
-          if (signal.aborted) resolve();
-          else
-            signal.addEventListener(
-              'abort',
-              () => {
-                resolve();
-              },
-              { once: true },
-            );
-        });
+        await whenAborted(signal);
         this.stop.abort();
         await Promise.all([...this.entries.values()].map((e) => e.cache.stop()));
       },

@@ -8,7 +8,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceClient, WatchCache, apiVersionOf, type ResourceDescriptor } from '@kf/kube';
-import type { Logger, ObjectEventHandler, ObjectSource } from '@kf/runtime';
+import { whenAborted, type Logger, type ObjectEventHandler, type ObjectSource } from '@kf/runtime';
 import type { KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
 
@@ -120,17 +120,7 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
   async run(signal: AbortSignal): Promise<void> {
     this.signal = signal;
     for (const e of this.entries.values()) e.cache.start(signal);
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else
-        signal.addEventListener(
-          'abort',
-          () => {
-            resolve();
-          },
-          { once: true },
-        );
-    });
+    await whenAborted(signal);
     await Promise.all([...this.entries.values()].map((e) => e.cache.stop()));
     for (const u of this.unsubscribes.splice(0)) u();
   }

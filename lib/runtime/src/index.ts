@@ -23,6 +23,7 @@ export {
   type Problems,
 } from './cli.ts';
 export { systemClock, type Clock } from './clock.ts';
+export { whenAborted } from './abort.ts';
 export {
   DEFAULT_RESYNC_PERIOD_MS,
   converged,

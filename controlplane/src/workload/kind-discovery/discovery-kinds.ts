@@ -9,7 +9,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeTransport, getJson, isNotFound, type ResourceDescriptor } from '@kf/kube';
-import { systemClock, type Clock, type Logger } from '@kf/runtime';
+import { systemClock, whenAborted, type Clock, type Logger } from '@kf/runtime';
 import { builtInKinds, type KindCatalog, type KindResolver } from '../kinds.ts';
 import { typeKey } from '../template.ts';
 import {
@@ -140,20 +140,7 @@ export class DiscoveryKinds implements KindCatalog {
     const woken = new Promise<void>((resolve) => {
       this.wake = resolve;
     });
-    const timers: Promise<unknown>[] = [woken];
-    timers.push(
-      new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else
-          signal.addEventListener(
-            'abort',
-            () => {
-              resolve();
-            },
-            { once: true, signal: stop.signal },
-          );
-      }),
-    );
+    const timers: Promise<unknown>[] = [woken, whenAborted(signal, stop.signal)];
     if (ms !== undefined) timers.push(this.clock.sleep(ms, stop.signal).catch(() => undefined));
     try {
       await Promise.race(timers);
@@ -164,7 +151,10 @@ export class DiscoveryKinds implements KindCatalog {
   }
 }
 
-/** Read through a call: a fetch may end because the signal aborted meanwhile. */
+/**
+ * Read again after a call: the fetch may have failed because the signal aborted meanwhile (a
+ * plain `signal.aborted` here is narrowed to false by the loop's earlier check).
+ */
 function isStopping(signal: AbortSignal): boolean {
   return signal.aborted;
 }
