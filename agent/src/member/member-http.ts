@@ -3,19 +3,10 @@
  * with the member kubeconfig's credentials and a deadline on every call.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeTransport, kubeErrorFromResponse, toKubeError } from '@kf/kube';
-import { request } from 'undici';
+import { KubeTransport, getJson, getText, type GetJsonOptions, type TextResponse } from '@kf/kube';
 
-export interface GetOptions {
-  readonly accept?: string;
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
-}
-
-export interface TextResponse {
-  readonly status: number;
-  readonly body: string;
-}
+export type GetOptions = GetJsonOptions;
+export type { TextResponse };
 
 /** Five seconds: a healthy API server answers /readyz in milliseconds; a hung one must not stall a sync. */
 export const DEFAULT_MEMBER_GET_TIMEOUT_MS = 5_000;
@@ -29,29 +20,13 @@ export class MemberHttp {
   }
 
   /** Any HTTP answer (whatever its status); throws a KubeError when there is none. */
-  async get(path: string, opts: GetOptions = {}): Promise<TextResponse> {
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_MEMBER_GET_TIMEOUT_MS;
-    const deadline = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
-    try {
-      const conn = await this.transport.connect();
-      const res = await request(`${conn.baseUrl}${path}`, {
-        dispatcher: conn.dispatcher,
-        headers: { ...conn.headers, accept: opts.accept ?? 'application/json' },
-        signal: opts.signal === undefined ? deadline : AbortSignal.any([deadline, opts.signal]),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      return { status: res.statusCode, body: await res.body.text() };
-    } catch (err: unknown) {
-      throw toKubeError(err);
-    }
+  get(path: string, opts: GetOptions = {}): Promise<TextResponse> {
+    return getText(this.transport, path, { timeoutMs: DEFAULT_MEMBER_GET_TIMEOUT_MS, ...opts });
   }
 
-  /** The JSON body of a 200 answer; any other status is a KubeError. */
+  /** The JSON body of a 2xx answer; any other status is a KubeError. */
   async getJson<T>(path: string, opts: GetOptions = {}): Promise<T> {
-    const res = await this.get(path, opts);
-    if (res.status !== 200) throw kubeErrorFromResponse(res.status, res.body);
-    return JSON.parse(res.body) as T;
+    return (await getJson(this.transport, path, { timeoutMs: DEFAULT_MEMBER_GET_TIMEOUT_MS, ...opts })) as T;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,7 @@
-/** A GET of any API server path (discovery documents, `/version`) as plain JSON. */
+/**
+ * Plain GETs of any API server path (health endpoints, `/version`, discovery documents) over a
+ * KubeTransport, with a deadline on the whole call, body included.
+ */
 import { request } from 'undici';
 import { kubeErrorFromResponse, toKubeError } from './errors.ts';
 import { DEFAULT_API_TIMEOUT_MS } from './kubeconfig.ts';
@@ -8,6 +11,43 @@ export interface GetJsonOptions {
   readonly signal?: AbortSignal;
   /** Deadline of the call, body included (default 30 s). */
   readonly timeoutMs?: number;
+  /** The `accept` header (default `application/json`). */
+  readonly accept?: string;
+}
+
+/** Any HTTP answer to a GET of `path`, whatever its status. */
+export interface TextResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** The answer to a GET of `path`, whatever its status; a KubeError when there is none. */
+export async function getText(
+  transport: KubeTransport,
+  path: string,
+  opts: GetJsonOptions = {},
+): Promise<TextResponse> {
+  const timeoutMs = Math.max(1, Math.ceil(opts.timeoutMs ?? DEFAULT_API_TIMEOUT_MS));
+  const deadline = AbortSignal.timeout(timeoutMs);
+  try {
+    const conn = await transport.connect();
+    const res = await request(`${conn.baseUrl}${path}`, {
+      method: 'GET',
+      dispatcher: conn.dispatcher,
+      headers: {
+        ...conn.headers,
+        accept: opts.accept ?? 'application/json',
+        'user-agent': 'karmada-failover',
+      },
+      signal: opts.signal === undefined ? deadline : AbortSignal.any([deadline, opts.signal]),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    return { status: res.statusCode, body: await res.body.text(), headers: res.headers };
+  } catch (err: unknown) {
+    throw toKubeError(err);
+  }
 }
 
 /** The JSON body at `path` (e.g. `/apis/apps/v1`); every failure, 404 included, is a KubeError. */
@@ -16,22 +56,7 @@ export async function getJson(
   path: string,
   opts: GetJsonOptions = {},
 ): Promise<unknown> {
-  const signals = [AbortSignal.timeout(Math.max(1, Math.ceil(opts.timeoutMs ?? DEFAULT_API_TIMEOUT_MS)))];
-  if (opts.signal !== undefined) signals.push(opts.signal);
-  try {
-    const conn = await transport.connect();
-    const res = await request(`${conn.baseUrl}${path}`, {
-      method: 'GET',
-      dispatcher: conn.dispatcher,
-      headers: { ...conn.headers, accept: 'application/json', 'user-agent': 'karmada-failover' },
-      signal: AbortSignal.any(signals),
-    });
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode > 299) {
-      throw kubeErrorFromResponse(res.statusCode, text, res.headers);
-    }
-    return JSON.parse(text) as unknown;
-  } catch (err: unknown) {
-    throw toKubeError(err);
-  }
+  const res = await getText(transport, path, opts);
+  if (res.status < 200 || res.status > 299) throw kubeErrorFromResponse(res.status, res.body, res.headers);
+  return JSON.parse(res.body) as unknown;
 }

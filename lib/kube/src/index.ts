@@ -56,7 +56,7 @@ export {
   type UpdateSteps,
 } from './retry-on-conflict.ts';
 export { KubeTransport, type Connection, type TransportOptions } from './transport.ts';
-export { getJson, type GetJsonOptions } from './get-json.ts';
+export { getJson, getText, type GetJsonOptions, type TextResponse } from './get-json.ts';
 export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
 export { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
