@@ -24,9 +24,9 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { clusterKind, type Cluster } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
-import { startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
+import { eventually, startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
 import { AGENT_BUNDLE, PRODUCTION_NODE_FLAGS, bundleAgent } from '../src/build/bundle.ts';
-import { eventually, startAgent, type AgentProcess } from '../test/agent-process.ts';
+import { startAgent, type AgentProcess } from '../test/agent-process.ts';
 
 const NODES = Number(process.env.KF_BENCH_NODES ?? 500);
 const PODS = Number(process.env.KF_BENCH_PODS ?? 5_000);

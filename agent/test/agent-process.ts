@@ -105,27 +105,3 @@ export async function startAgent(o: AgentOptions): Promise<AgentProcess> {
     },
   };
 }
-
-/** Polls until `probe` holds; throws with `what` after `timeoutMs`. Returns the time it held (ms epoch). */
-export async function eventually(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs = 60_000,
-  intervalMs = 200,
-): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      if (await probe()) return Date.now();
-    } catch (err: unknown) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${what}: not true after ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})`}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}

@@ -19,7 +19,8 @@ import {
   type Lease,
 } from '@kf/kube';
 import { demoDeployment, startFederation, type LocalFederation } from '@kf/testing';
-import { eventually, startAgent, type AgentProcess } from './agent-process.ts';
+import { eventually } from '@kf/testing';
+import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const execFileAsync = promisify(execFile);
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');

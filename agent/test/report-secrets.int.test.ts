@@ -21,7 +21,8 @@ import {
   SERVICE_ACCOUNT_RESOURCE,
   type Secret,
 } from '../src/registration/credentials-plan.ts';
-import { eventually, startAgent, type AgentProcess } from './agent-process.ts';
+import { eventually } from '@kf/testing';
+import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -64,10 +64,9 @@ export class Dnsmasq {
         return server;
       } catch (err) {
         await proc.stop();
-        if (attempt >= 4) {
-          await (ownsDir ? rm(dir, { recursive: true, force: true }) : undefined);
-          throw err;
-        }
+        if (attempt < 4) continue;
+        if (ownsDir) await rm(dir, { recursive: true, force: true });
+        throw err;
       }
     }
   }

@@ -51,3 +51,33 @@ export async function waitUntil(
     await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 250));
   }
 }
+
+/**
+ * Polls `probe` every `intervalMs` until it holds and returns when it first did (ms epoch). An
+ * error counts as "not yet" (a member's API server may be down on purpose); after `timeoutMs` it
+ * fails naming `what` and the last error.
+ */
+export async function eventually(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+  intervalMs = 200,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      if (await probe()) return Date.now();
+    } catch (err: unknown) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      const detail =
+        last === undefined
+          ? ''
+          : ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})`;
+      throw new Error(`${what}: not true after ${timeoutMs} ms${detail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

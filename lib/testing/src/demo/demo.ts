@@ -26,6 +26,7 @@ import { Timeline, type TimelineEntry } from '../cli/timeline.ts';
 import { runDashboardQueries, type QueryOutcome } from '../dashboards.ts';
 import { startFailoverFederation, type FailoverFederation } from '../failover-federation.ts';
 import { PID_FILE } from '../federation.ts';
+import { eventually } from '../readiness.ts';
 import { MemberDns } from '../member-dns.ts';
 import { LocalPrometheus, type ScrapeTarget } from '../prometheus.ts';
 import { demoDeployment } from '../rollout.ts';
@@ -363,23 +364,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * Polls until `probe` holds (errors count as "not yet": a member's API server may be down on
- * purpose); fails after `timeoutMs` with the last error.
- */
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch (err: unknown) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const detail = last instanceof Error ? ` (last error: ${last.message})` : '';
-      throw new Error(`demo step "${what}" did not happen within ${timeoutMs / 1000}s${detail}`);
-    }
-    await sleep(200);
-  }
+/** A demo step waits up to three minutes: a loaded machine is slower than the tests' polls. */
+function until(what: string, probe: () => Promise<boolean>): Promise<number> {
+  return eventually(`demo step "${what}"`, probe, 180_000);
 }
