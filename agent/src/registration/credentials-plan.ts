@@ -3,27 +3,12 @@
  * member (namespace, ServiceAccounts, the credentials ClusterRole and its binding, token Secrets)
  * and the Secrets it applies in the control plane from the member's tokens.
  */
-import { clusterKind, clusterSecretKeys, labels, type Cluster } from '@kf/api';
+import { clusterKind, clusterSecretKeys, labels, type Cluster, type ObjectMeta } from '@kf/api';
 import type { KubeObject, ResourceDescriptor } from '@kf/kube';
 import type { CredentialNames, ReportedSecrets } from './report-secrets.ts';
 
-type Meta = NonNullable<KubeObject['metadata']> & {
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly ownerReferences?: readonly OwnerReference[];
-};
-
-export interface OwnerReference {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly controller?: boolean;
-  readonly blockOwnerDeletion?: boolean;
-}
-
 export interface Secret extends KubeObject {
-  readonly metadata: Meta;
+  readonly metadata: ObjectMeta;
   readonly type?: string;
   /** Base64 values. */
   readonly data?: Readonly<Record<string, string>>;
@@ -37,18 +22,18 @@ export interface PolicyRule {
 }
 
 export interface ClusterRole extends KubeObject {
-  readonly metadata: Meta;
+  readonly metadata: ObjectMeta;
   readonly rules: readonly PolicyRule[];
 }
 
 export interface ClusterRoleBinding extends KubeObject {
-  readonly metadata: Meta;
+  readonly metadata: ObjectMeta;
   readonly roleRef: { readonly apiGroup: string; readonly kind: string; readonly name: string };
   readonly subjects: readonly { readonly kind: string; readonly name: string; readonly namespace?: string }[];
 }
 
 export interface MemberObject extends KubeObject {
-  readonly metadata: Meta;
+  readonly metadata: ObjectMeta;
 }
 
 const core = (plural: string, kind: string, namespaced: boolean): ResourceDescriptor => ({
@@ -175,7 +160,7 @@ export interface MemberTokens {
  * `<cluster>` with `token` and `caBundle` (the member CA).
  */
 export function controlPlaneSecrets(names: CredentialNames, tokens: MemberTokens, owner: Cluster): Secret[] {
-  const metadata = (name: string): Meta => ({
+  const metadata = (name: string): ObjectMeta => ({
     name,
     namespace: names.namespace,
     labels: SYSTEM_LABELS,
