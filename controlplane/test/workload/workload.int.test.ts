@@ -18,7 +18,7 @@ import {
   type Harness,
 } from './harness.ts';
 
-const POLL = { timeout: 60_000, interval: 200 };
+const POLL = { timeout: 30_000, interval: 200 };
 const API_WORK = workNameFor('Deployment', 'api', 'default');
 let h: Harness;
 
