@@ -117,11 +117,14 @@ describe('application failover on real members', () => {
     ({ from, to } = await firstPlacement('web'));
     await healthyOn('web', from, 2);
 
+    // Healthy until the taint (healthyOn just saw it): on an idle machine the agent may report
+    // Unhealthy before the first look.
+    const taintedAtMs = Date.now();
     await taintMemberNodes(fed, from, BROKEN);
     const broke = await untilChange(
       `web Unhealthy in its Work on ${from}`,
       async () => (await workHealth(fed, 'web', from)) === 'Unhealthy',
-      60_000,
+      { timeoutMs: 60_000, knownNotYetAtMs: taintedAtMs },
     );
     // The member really lost the pods: the agent reports what its Deployment says.
     expect((await memberCopy(fed, from, 'web'))?.available).toBe(0);
@@ -129,7 +132,7 @@ describe('application failover on real members', () => {
     const moved = await untilChange(
       `web evicted from ${from}`,
       async () => !(await placedOn('web')).includes(from),
-      (TOLERATION_SECONDS + 60) * 1000,
+      { timeoutMs: (TOLERATION_SECONDS + 60) * 1000 },
     );
     // Not before tolerationSeconds from the moment the Work said Unhealthy...
     expect(moved.heldAtMs - broke.notYetAtMs).toBeGreaterThanOrEqual(TOLERATION_SECONDS * 1000);
@@ -193,8 +196,7 @@ describe('application failover on real members', () => {
     const back = await untilChange(
       `web placed on ${from} again`,
       async () => (await placedOn('web')).join() === from,
-      BLOCK_PREDECESSOR_SECONDS * 1000 + 60_000,
-      250,
+      { timeoutMs: BLOCK_PREDECESSOR_SECONDS * 1000 + 60_000, intervalMs: 250 },
     );
     expect(back.heldAtMs).toBeGreaterThanOrEqual(blockEndsAtMs);
     expect(back.heldAtMs - blockEndsAtMs).toBeLessThan(20_000);

@@ -18,6 +18,7 @@ import { CORE_EVENT_RESOURCE, ResourceClient, retryOnConflict, type CoreEvent } 
 import {
   AGENT_MAIN,
   demoDeployment,
+  eventually,
   memberDeployment,
   placementOf,
   worksOfBinding,
@@ -120,27 +121,14 @@ export async function clusterTaint(
   return findTaint(c.spec.taints, wanted);
 }
 
-/** Polls every `intervalMs` until `probe` holds; returns the time it first held (ms epoch). */
-export async function until(
+/** Polls until `probe` holds (errors count as not yet); returns the time it first held (ms epoch). */
+export function until(
   what: string,
   probe: () => Promise<boolean>,
   timeoutMs = 90_000,
   intervalMs = 200,
 ): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      if (await probe()) return Date.now();
-    } catch (err: unknown) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const detail = last instanceof Error ? ` (last error: ${last.message})` : '';
-      throw new Error(`${what}: not true after ${timeoutMs} ms${detail}`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  return eventually(what, probe, timeoutMs, intervalMs);
 }
 
 /** Checks `condition` every 250 ms for `ms` and fails the first time it does not hold. */
@@ -293,16 +281,17 @@ export interface Change {
 /**
  * Like {@link until}, for a condition that must not hold yet when called (that first run fails
  * otherwise): brackets when it started to hold, so a lower bound taken from `notYetAtMs` is
- * never later than the real change.
+ * never later than the real change. `knownNotYetAtMs`, when given, is a moment the caller saw it
+ * not hold (just before causing the change, which may then show at the very first run).
  */
 export async function untilChange(
   what: string,
   probe: () => Promise<boolean>,
-  timeoutMs = 90_000,
-  intervalMs = 100,
+  opts: { readonly timeoutMs?: number; readonly intervalMs?: number; readonly knownNotYetAtMs?: number } = {},
 ): Promise<Change> {
+  const { timeoutMs = 90_000, intervalMs = 100 } = opts;
   const deadline = Date.now() + timeoutMs;
-  let notYetAtMs: number | undefined;
+  let notYetAtMs: number | undefined = opts.knownNotYetAtMs;
   let last: unknown;
   for (;;) {
     const startedAtMs = Date.now();
