@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark and prints its figures: the scheduler's pure assignment, rescheduling
-# through the control-plane process after a cluster failure, the DNS probe's
-# per-lookup CPU and RSS (against a local federation), and the agent's status sync and RSS on a
-# member with 500 KWOK nodes and 5,000 pods.
+# through the control-plane process after a cluster failure, the DNS probe's per-lookup CPU and
+# RSS (against a local federation) and the memory floor under it, and the agent's status sync
+# and RSS on a member with 500 KWOK nodes and 5,000 pods.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 export PATH="$(bash scripts/setup.sh | tail -n 1)"
@@ -15,5 +15,7 @@ log "control plane: 1,000 bindings rescheduled after a cluster failure"
 node controlplane/bench/reschedule.bench.ts
 log "probe: lookups and RSS"
 node probe/bench/lookup.bench.ts --federation --seconds=20
+log "probe: the memory floor of any probe on Node (Node, TLS, HTTP/2, undici)"
+node probe/bench/floor.bench.ts
 log "agent: 500 nodes, 5,000 pods"
 npm run --silent bench -w @kf/agent

@@ -19,7 +19,7 @@
  *    and it keeps retrying.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import { PROBE_BUNDLE, PROBE_NODE_FLAGS, bundleProbe } from '../src/build/bundle
 import { parseResolvConf } from '../src/dns/resolv-conf.ts';
 import { lookup } from '../src/dns/resolver.ts';
 import { exchange } from '../src/dns/transport.ts';
+import { procStatus, type ProcStatus } from './proc-status.ts';
 
 const PROBE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_MAIN = join(PROBE_DIR, 'src', 'main.ts');
@@ -82,29 +83,6 @@ async function inProcess(dns: Dnsmasq, name: string, n: number): Promise<{ cpuUs
   for (let i = 0; i < n; i++) await once();
   const used = process.cpuUsage(cpu);
   return { cpuUs: (used.user + used.system) / n, wallUs: ((performance.now() - start) * 1000) / n };
-}
-
-interface ProcStatus {
-  readonly rssMiB: number;
-  readonly anonMiB: number;
-  readonly fileMiB: number;
-  readonly hwmMiB: number;
-  readonly cpuSeconds: number;
-}
-
-async function procStatus(pid: number): Promise<ProcStatus> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (key: string): number =>
-    Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 'NaN') / 1024;
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(stat[11]) + Number(stat[12]); // utime + stime, fields 14 and 15
-  return {
-    rssMiB: kib('VmRSS'),
-    anonMiB: kib('RssAnon'),
-    fileMiB: kib('RssFile'),
-    hwmMiB: kib('VmHWM'),
-    cpuSeconds: ticks / 100,
-  };
 }
 
 async function metricsOf(port: number): Promise<string> {

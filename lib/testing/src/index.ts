@@ -13,6 +13,7 @@ export {
 export { newRunDir, removeRunDir } from './run-dir.ts';
 export { ManagedProcess, type ProcessSpec } from './process.ts';
 export { freePort } from './ports.ts';
+export { ensureClusterPki, type ClusterPki } from './pki.ts';
 export { waitUntil, eventually, httpsStatus } from './readiness.ts';
 export { demoDeployment, rollOut } from './rollout.ts';
 export {
