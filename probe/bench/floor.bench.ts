@@ -25,11 +25,12 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { bundleProcess } from '@kf/runtime/bundle';
 import { ensureClusterPki, freePort } from '@kf/testing';
 import { PROBE_NODE_FLAGS } from '../src/build/bundle.ts';
-import { procStatus, type ProcStatus } from './proc-status.ts';
+import { meanRssOver, procStatus, type ProcStatus } from './proc-status.ts';
 
 const TARGET_RSS_MIB = 60;
 const SAMPLE_EVERY_MS = 250;
@@ -100,10 +101,6 @@ function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 interface Result {
   readonly row: Row;
   readonly meanRssMiB: number;
@@ -156,19 +153,11 @@ async function measure(row: Row, bundle: string): Promise<Result> {
   try {
     await sleep(3_000); // start-up settles
     const before = counts ? await rounds(countPort) : 0;
-    const samples: number[] = [];
-    const sampling = setInterval(() => {
-      void procStatus(pid).then(
-        (p) => samples.push(p.rssMiB),
-        () => undefined,
-      );
-    }, SAMPLE_EVERY_MS);
-    await sleep(seconds * 1000);
-    clearInterval(sampling);
+    const meanRssMiB = await meanRssOver(pid, seconds * 1000, SAMPLE_EVERY_MS);
     const last = await procStatus(pid);
     const done = counts ? (await rounds(countPort)) - before : 0;
     if (counts && done < seconds * 5) throw new Error(`${row.name}: only ${done} rounds in ${seconds} s`);
-    return { row, meanRssMiB: samples.reduce((a, v) => a + v, 0) / samples.length, last, rounds: done };
+    return { row, meanRssMiB, last, rounds: done };
   } finally {
     const exited = once(child, 'exit');
     child.kill('SIGTERM');

@@ -21,6 +21,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Dnsmasq, freePort, startFederation, type LocalFederation } from '@kf/testing';
@@ -28,7 +29,7 @@ import { PROBE_BUNDLE, PROBE_NODE_FLAGS, bundleProbe } from '../src/build/bundle
 import { parseResolvConf } from '../src/dns/resolv-conf.ts';
 import { lookup } from '../src/dns/resolver.ts';
 import { exchange } from '../src/dns/transport.ts';
-import { procStatus, type ProcStatus } from './proc-status.ts';
+import { meanRssOver, procStatus, type ProcStatus } from './proc-status.ts';
 
 const PROBE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_MAIN = join(PROBE_DIR, 'src', 'main.ts');
@@ -105,10 +106,6 @@ async function until(what: string, child: ChildProcess, check: () => Promise<boo
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 interface Result {
   readonly run: Run;
   readonly lookups: number;
@@ -147,8 +144,6 @@ async function measure(run: Run, s: Setup): Promise<Result> {
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const pid = child.pid ?? 0;
-  const samples: number[] = [];
-  let sampling: NodeJS.Timeout | undefined;
   try {
     if (withFederation) {
       // Measured as it runs in a cluster: leading, watching, its Node condition written.
@@ -161,26 +156,17 @@ async function measure(run: Run, s: Setup): Promise<Result> {
     }
     await sleep(3_000); // start-up settles
     const first = { status: await procStatus(pid), lookups: lookupsIn(await metricsOf(port)) };
-    sampling = setInterval(() => {
-      void procStatus(pid).then(
-        (p) => samples.push(p.rssMiB),
-        () => undefined,
-      );
-    }, SAMPLE_EVERY_MS);
-    await sleep(seconds * 1000);
-    clearInterval(sampling);
+    const meanRssMiB = await meanRssOver(pid, seconds * 1000, SAMPLE_EVERY_MS);
     const last = { status: await procStatus(pid), lookups: lookupsIn(await metricsOf(port)) };
     const lookups = last.lookups - first.lookups;
     return {
       run,
       lookups,
       cpuUs: ((last.status.cpuSeconds - first.status.cpuSeconds) * 1e6) / lookups,
-      meanRssMiB:
-        samples.length === 0 ? last.status.rssMiB : samples.reduce((a, v) => a + v, 0) / samples.length,
+      meanRssMiB,
       last: last.status,
     };
   } finally {
-    clearInterval(sampling);
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

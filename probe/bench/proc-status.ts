@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What /proc says of a process's memory (MiB) and CPU time (seconds). */
 export interface ProcStatus {
@@ -23,4 +24,20 @@ export async function procStatus(pid: number): Promise<ProcStatus> {
     hwmMiB: kib('VmHWM'),
     cpuSeconds: ticks / 100,
   };
+}
+
+/** The mean RSS (MiB) of a process, sampled every `everyMs` for `ms`. */
+export async function meanRssOver(pid: number, ms: number, everyMs = 250): Promise<number> {
+  const samples: number[] = [];
+  const sampling = setInterval(() => {
+    void procStatus(pid).then(
+      (p) => samples.push(p.rssMiB),
+      () => undefined,
+    );
+  }, everyMs);
+  await sleep(ms);
+  clearInterval(sampling);
+  return samples.length === 0
+    ? (await procStatus(pid)).rssMiB
+    : samples.reduce((a, v) => a + v, 0) / samples.length;
 }
