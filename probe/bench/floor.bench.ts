@@ -11,6 +11,8 @@
  *   health and metrics, with Node's modules alone (node:dgram, node:http2, node:http);
  * - `undici`: the same, the API calls through undici over HTTP/2 (how the probe reaches
  *   kube-apiserver);
+ * - `..., leader`: calling two API servers each round, as the leader does (its member's and the
+ *   control plane's);
  * - `undici-http1`: undici over HTTP/1.1 (a server or proxy without HTTP/2), whose parser is
  *   WebAssembly; and the same without `--liftoff-only`, to show what that flag saves.
  * The API server is a local HTTP/2 server with HTTP/1.1 fallback answering a Node-sized JSON
@@ -22,7 +24,7 @@ import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createSecureServer } from 'node:http2';
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,6 +45,8 @@ interface Row {
   readonly program: 'idle' | 'tls' | 'http2' | 'undici';
   readonly nodeFlags: readonly string[];
   readonly http1?: boolean;
+  /** API servers called each round: 1 for any pod, 2 for the leader (member and control plane). */
+  readonly servers?: 1 | 2;
 }
 
 const withoutLiftoffOnly = PROBE_NODE_FLAGS.filter((f) => f !== '--liftoff-only');
@@ -50,7 +54,9 @@ const ROWS: readonly Row[] = [
   { name: 'idle', program: 'idle', nodeFlags: PROBE_NODE_FLAGS },
   { name: 'tls', program: 'tls', nodeFlags: PROBE_NODE_FLAGS },
   { name: 'http2', program: 'http2', nodeFlags: PROBE_NODE_FLAGS },
+  { name: 'http2, leader', program: 'http2', nodeFlags: PROBE_NODE_FLAGS, servers: 2 },
   { name: 'undici', program: 'undici', nodeFlags: PROBE_NODE_FLAGS },
+  { name: 'undici, leader', program: 'undici', nodeFlags: PROBE_NODE_FLAGS, servers: 2 },
   { name: 'undici-http1', program: 'undici', nodeFlags: PROBE_NODE_FLAGS, http1: true },
   ...(withoutLiftoffOnly.length === PROBE_NODE_FLAGS.length
     ? []
@@ -111,17 +117,21 @@ interface Result {
 const dir = await mkdtemp(join(tmpdir(), 'kf-probe-floor-'));
 await mkdir(join(dir, 'pki'));
 const pki = await ensureClusterPki(join(dir, 'pki'));
-const api = createSecureServer({
-  allowHTTP1: true,
-  key: await readFile(pki.servingKey),
-  cert: await readFile(pki.servingCert),
-});
-api.on('request', (_req, res) => {
-  res.setHeader('content-type', 'application/json');
-  res.end(NODE_JSON);
-});
-api.listen(0, '127.0.0.1');
-await once(api, 'listening');
+const tlsFiles = { key: await readFile(pki.servingKey), cert: await readFile(pki.servingCert) };
+async function startApiServer(): Promise<Http2SecureServer> {
+  const server = createSecureServer({ allowHTTP1: true, ...tlsFiles });
+  server.on('request', (_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(NODE_JSON);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+const apis = [await startApiServer(), await startApiServer()];
+const apiUrls = apis.map(
+  (a) => `https://127.0.0.1:${(a.address() as AddressInfo).port}/api/v1/nodes/member1-node-0`,
+);
 const dns = createSocket('udp4');
 dns.on('message', (msg, from) => {
   const answer = Buffer.from(msg);
@@ -141,7 +151,7 @@ async function measure(row: Row, bundle: string): Promise<Result> {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      FLOOR_URL: `https://127.0.0.1:${(api.address() as AddressInfo).port}/api/v1/nodes/member1-node-0`,
+      FLOOR_URLS: apiUrls.slice(0, row.servers ?? 1).join(','),
       FLOOR_CA: pki.caCert,
       FLOOR_HTTP: row.http1 === true ? '1' : '2',
       FLOOR_DNS_PORT: String(dns.address().port),
@@ -196,7 +206,7 @@ try {
     );
   }
 } finally {
-  api.close();
+  for (const a of apis) a.close();
   dns.close();
   await rm(dir, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 /**
  * The I/O every probe pod does whatever its code, with Node's own modules only: a DNS query over
- * UDP and an API call every 100 ms, and an HTTP server for its health and metrics endpoints,
+ * UDP and an API call (to each API server) every 100 ms, and an HTTP server for its health and metrics endpoints,
  * which here answers `GET /count` with how many rounds completed (the benchmark checks the
  * program did its work).
  */
@@ -9,7 +9,8 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 
 export const env = {
-  url: process.env['FLOOR_URL'] ?? '',
+  /** One API server per URL (comma-separated): a leader calls its member's and the control plane's. */
+  urls: (process.env['FLOOR_URLS'] ?? '').split(','),
   ca: process.env['FLOOR_CA'] === undefined ? undefined : readFileSync(process.env['FLOOR_CA']),
   http1: process.env['FLOOR_HTTP'] === '1',
   dnsPort: Number(process.env['FLOOR_DNS_PORT']),

@@ -3,4 +3,4 @@ import { Agent, request } from 'undici';
 import { env, runRounds } from './io.ts';
 
 const dispatcher = new Agent({ connect: { ca: env.ca }, allowH2: !env.http1 });
-runRounds(async () => (await request(env.url, { dispatcher })).body.json());
+runRounds(() => Promise.all(env.urls.map(async (url) => (await request(url, { dispatcher })).body.json())));
