@@ -122,6 +122,17 @@ describe('planEvictions', () => {
     expect(now).toBeGreaterThan(17_000);
   });
 
+  it('spending a token that is whole but for floating-point dust leaves an empty bucket', () => {
+    const p = { ratePerSecond: 3, burst: 6 };
+    const first = planEvictions(pending(13), fillBucket(p, 0), 0, p);
+    const left = pending(13).slice(first.evictNow.length);
+    const second = planEvictions(left, first.bucket, 1_998, p); // 5.994 tokens: 5 spent
+    const third = planEvictions(left.slice(second.evictNow.length), second.bucket, 2_000, p);
+    expect([first.evictNow.length, second.evictNow.length, third.evictNow.length]).toEqual([6, 5, 1]);
+    expect(third.bucket.tokens).toBe(0);
+    expect(third.wakeInMs).toBe(334);
+  });
+
   it('never evicts more than burst + rate × elapsed, and each key at most once', () => {
     const pacing = fc.record<EvictionPacing>({
       ratePerSecond: fc.integer({ min: 1, max: 100 }),

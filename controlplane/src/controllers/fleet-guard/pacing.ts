@@ -68,7 +68,8 @@ export function planEvictions(
   );
   // A token that is whole but for floating-point dust (refills add fractions) counts as whole.
   const take = Math.min(ordered.length, Math.floor(available + TOKEN_EPSILON));
-  const tokens = available - take;
+  // Spending such a token leaves an empty bucket, not dust below zero.
+  const tokens = Math.max(0, available - take);
   const next = { tokens, updatedAtMs: Math.max(nowMs, bucket.updatedAtMs) };
   const evictNow = ordered.slice(0, take).map((p) => p.key);
   if (take === ordered.length || rate === 0) return { evictNow, bucket: next };
