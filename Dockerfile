@@ -2,8 +2,8 @@
 # One image, three programs: the member agent, the DNS probe and the control plane, each a single
 # esbuild bundle (no node_modules at run time). The image starts the agent by default; the Helm
 # charts pass the program explicitly:
-#   agent         node --max-semi-space-size=1 --optimize-for-size dist/agent.mjs run ...
-#   probe         node --max-semi-space-size=1 --optimize-for-size --max-opt=0 --liftoff-only dist/probe.mjs ...
+#   agent         node --max-semi-space-size=1 --optimize-for-size --liftoff-only dist/agent.mjs run ...
+#   probe         node --max-semi-space-size=1 --optimize-for-size --liftoff-only --max-opt=0 dist/probe.mjs ...
 #   control plane node dist/controlplane.mjs run ...
 #
 #   docker build -t karmada-failover:0.1.0 .
@@ -54,4 +54,4 @@ COPY --from=build --chown=0:0 /src/controlplane/dist/controlplane.mjs /src/contr
 USER 1000:1000
 EXPOSE 8080 10357
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--max-semi-space-size=1", "--optimize-for-size", "dist/agent.mjs", "run"]
+CMD ["node", "--max-semi-space-size=1", "--optimize-for-size", "--liftoff-only", "dist/agent.mjs", "run"]

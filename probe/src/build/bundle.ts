@@ -12,23 +12,15 @@ export const PROBE_ENTRY = join(PROBE_DIR, 'src', 'main.ts');
 export const PROBE_BUNDLE = join(PROBE_DIR, 'dist', 'probe.mjs');
 
 /**
- * The processes' production flags plus two that keep V8's compilers off code the probe runs
- * rarely, each worth more memory than the probe's own code and state (probe/README.md):
- * - `--max-opt=0`: V8 keeps its interpreter and baseline compiler but never runs its optimizing
- *   tiers (Maglev, TurboFan), whose code and compiler pages would add about 15 MiB once the
- *   probe's loop is hot, for no CPU the probe needs;
- * - `--liftoff-only`: WebAssembly is compiled by V8's baseline compiler only, never tiered up to
- *   TurboFan. undici's HTTP/1.1 parser (llhttp) is WebAssembly: against a server or proxy without
- *   HTTP/2, its tier-up costs about 14 MiB (`probe/bench/floor.bench.ts`).
- * Not `--lite-mode`, which saves the same: it also turns WebAssembly off, so every API call to a
- * server or proxy that does not offer HTTP/2 would fail with ERR_WEBASSEMBLY_NOT_SUPPORTED
- * (`bundle.test.ts` runs WebAssembly under these flags, and the bundle against such a server).
+ * The processes' production flags (WebAssembly kept to V8's baseline compiler among them) plus
+ * `--max-opt=0`: V8 keeps its interpreter and baseline compiler but never runs its optimizing
+ * tiers (Maglev, TurboFan), whose code and compiler pages would add about 15 MiB once the probe's
+ * loop is hot, for no CPU the probe needs (probe/README.md).
+ * Not `--lite-mode`, which saves the same: it also turns WebAssembly off, and undici's HTTP/1.1
+ * parser (llhttp) is WebAssembly, so every API call to a server or proxy that does not offer HTTP/2
+ * would fail with ERR_WEBASSEMBLY_NOT_SUPPORTED (`bundle.test.ts` runs WebAssembly under these flags).
  */
-export const PROBE_NODE_FLAGS: readonly string[] = [
-  ...PRODUCTION_NODE_FLAGS,
-  '--max-opt=0',
-  '--liftoff-only',
-];
+export const PROBE_NODE_FLAGS: readonly string[] = [...PRODUCTION_NODE_FLAGS, '--max-opt=0'];
 
 export type { BundleResult };
 
