@@ -34,41 +34,31 @@ export interface WaitOptions {
   readonly intervalMs?: number;
   /** Checked on every round: a reason to give up early (e.g. the process died). */
   readonly abortIf?: () => string | undefined;
+  /**
+   * A probe that throws means "not yet" (a member's API server may be down on purpose) and the
+   * timeout names the last error; otherwise the error fails the wait at once.
+   */
+  readonly retryErrors?: boolean;
 }
 
-/** Polls `probe` until it returns true; throws with `what` after the timeout. */
+/**
+ * Polls `probe` until it returns true and returns when it first did (ms epoch); throws with
+ * `what` after the timeout.
+ */
 export async function waitUntil(
   what: string,
   probe: () => Promise<boolean>,
   opts: WaitOptions,
-): Promise<void> {
+): Promise<number> {
   const deadline = Date.now() + opts.timeoutMs;
+  let last: unknown;
   for (;;) {
     const reason = opts.abortIf?.();
     if (reason !== undefined) throw new Error(`${what}: ${reason}`);
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not done after ${opts.timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 250));
-  }
-}
-
-/**
- * Polls `probe` every `intervalMs` until it holds and returns when it first did (ms epoch). An
- * error counts as "not yet" (a member's API server may be down on purpose); after `timeoutMs` it
- * fails naming `what` and the last error.
- */
-export async function eventually(
-  what: string,
-  probe: () => Promise<boolean>,
-  timeoutMs = 60_000,
-  intervalMs = 200,
-): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
     try {
       if (await probe()) return Date.now();
     } catch (err: unknown) {
+      if (opts.retryErrors !== true) throw err;
       last = err;
     }
     if (Date.now() > deadline) {
@@ -76,8 +66,21 @@ export async function eventually(
         last === undefined
           ? ''
           : ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})`;
-      throw new Error(`${what}: not true after ${timeoutMs} ms${detail}`);
+      throw new Error(`${what}: not true after ${opts.timeoutMs} ms${detail}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 250));
   }
+}
+
+/**
+ * Polls `probe` every `intervalMs` until it holds and returns when it first did (ms epoch). An
+ * error counts as "not yet"; after `timeoutMs` it fails naming `what` and the last error.
+ */
+export function eventually(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+  intervalMs = 200,
+): Promise<number> {
+  return waitUntil(what, probe, { timeoutMs, intervalMs, retryErrors: true });
 }
