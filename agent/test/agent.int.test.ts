@@ -18,8 +18,7 @@ import {
   parseMicroTime,
   type Lease,
 } from '@kf/kube';
-import { demoDeployment, startFederation, type LocalFederation } from '@kf/testing';
-import { eventually } from '@kf/testing';
+import { demoDeployment, eventually, startFederation, type LocalFederation } from '@kf/testing';
 import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const execFileAsync = promisify(execFile);

@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
-import { freeFormCrd, installCrd, startFederation, type LocalFederation } from '@kf/testing';
-import { eventually } from '@kf/testing';
+import { eventually, freeFormCrd, installCrd, startFederation, type LocalFederation } from '@kf/testing';
 import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const GROUP = 'agent.example.com';

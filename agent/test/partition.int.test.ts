@@ -7,8 +7,7 @@ import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
 import { LEASE_RESOURCE, ResourceClient, parseMicroTime, type Lease } from '@kf/kube';
-import { demoDeployment, startFederation, type LocalFederation } from '@kf/testing';
-import { eventually } from '@kf/testing';
+import { demoDeployment, eventually, startFederation, type LocalFederation } from '@kf/testing';
 import { startAgent, type AgentProcess } from './agent-process.ts';
 
 /** How long the control plane stays away. The issue asks for two minutes. */

@@ -13,7 +13,7 @@ import { ApisApi, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, type Cluster } from '@kf/api';
 import { KubeError, ResourceClient, loadKubeConfig, type KubeObject } from '@kf/kube';
-import { startFederation, type LocalFederation } from '@kf/testing';
+import { eventually, startFederation, type LocalFederation } from '@kf/testing';
 import {
   CLUSTER_ROLE_BINDING_RESOURCE,
   CLUSTER_ROLE_RESOURCE,
@@ -21,7 +21,6 @@ import {
   SERVICE_ACCOUNT_RESOURCE,
   type Secret,
 } from '../src/registration/credentials-plan.ts';
-import { eventually } from '@kf/testing';
 import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const exec = promisify(execFile);
