@@ -188,7 +188,6 @@ export class LocalCluster implements ClusterHandle {
   private async prepare(): Promise<void> {
     const logDir = join(this.dir, 'logs');
     await mkdir(logDir, { recursive: true });
-    await mkdir(join(this.dir, 'pki'), { recursive: true });
     this.bins = await kubeBinaries();
     this.pki = await ensureClusterPki(join(this.dir, 'pki'));
     this.ports = await allocatePorts();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -30,8 +30,9 @@ export interface ClusterPki {
 }
 
 /**
- * Creates (once) a CA, an API server serving certificate for 127.0.0.1/localhost and the service
- * account signing key pair. Kept on disk so that a restarted cluster keeps its identity.
+ * Creates (once, in `dir`, made if missing) a CA, an API server serving certificate for
+ * 127.0.0.1/localhost and the service account signing key pair. Kept on disk so that a restarted
+ * cluster keeps its identity.
  */
 export async function ensureClusterPki(dir: string): Promise<ClusterPki> {
   const pki: ClusterPki = {
@@ -44,6 +45,7 @@ export async function ensureClusterPki(dir: string): Promise<ClusterPki> {
     serviceAccountPub: join(dir, 'sa.pub'),
   };
   if (await exists(pki.servingCert)) return pki;
+  await mkdir(dir, { recursive: true });
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', pki.caKey], dir);
   await openssl(
     [
