@@ -23,7 +23,7 @@
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,10 +32,8 @@ import { join } from 'node:path';
 import { bundleProcess } from '@kf/runtime/bundle';
 import { ensureClusterPki, freePort } from '@kf/testing';
 import { PROBE_NODE_FLAGS } from '../src/build/bundle.ts';
-import { meanRssOver, procStatus, type ProcStatus } from './proc-status.ts';
+import { TARGET_RSS_MIB, meanRssOver, procStatus, type ProcStatus } from './proc-status.ts';
 
-const TARGET_RSS_MIB = 60;
-const SAMPLE_EVERY_MS = 250;
 const seconds = Number(
   process.argv.find((a) => a.startsWith('--seconds='))?.slice('--seconds='.length) ?? '10',
 );
@@ -49,7 +47,6 @@ interface Row {
   readonly servers?: 1 | 2;
 }
 
-const withoutLiftoffOnly = PROBE_NODE_FLAGS.filter((f) => f !== '--liftoff-only');
 const ROWS: readonly Row[] = [
   { name: 'idle', program: 'idle', nodeFlags: PROBE_NODE_FLAGS },
   { name: 'tls', program: 'tls', nodeFlags: PROBE_NODE_FLAGS },
@@ -58,16 +55,12 @@ const ROWS: readonly Row[] = [
   { name: 'undici', program: 'undici', nodeFlags: PROBE_NODE_FLAGS },
   { name: 'undici, leader', program: 'undici', nodeFlags: PROBE_NODE_FLAGS, servers: 2 },
   { name: 'undici-http1', program: 'undici', nodeFlags: PROBE_NODE_FLAGS, http1: true },
-  ...(withoutLiftoffOnly.length === PROBE_NODE_FLAGS.length
-    ? []
-    : [
-        {
-          name: 'undici-http1 without --liftoff-only',
-          program: 'undici',
-          nodeFlags: withoutLiftoffOnly,
-          http1: true,
-        } as const,
-      ]),
+  {
+    name: 'undici-http1 without --liftoff-only',
+    program: 'undici',
+    nodeFlags: PROBE_NODE_FLAGS.filter((f) => f !== '--liftoff-only'),
+    http1: true,
+  },
 ];
 
 /** A Node as kube-apiserver would send it, trimmed: about 1.5 KB of JSON. */
@@ -115,7 +108,6 @@ interface Result {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'kf-probe-floor-'));
-await mkdir(join(dir, 'pki'));
 const pki = await ensureClusterPki(join(dir, 'pki'));
 const tlsFiles = { key: await readFile(pki.servingKey), cert: await readFile(pki.servingCert) };
 async function startApiServer(): Promise<Http2SecureServer> {
@@ -163,7 +155,7 @@ async function measure(row: Row, bundle: string): Promise<Result> {
   try {
     await sleep(3_000); // start-up settles
     const before = counts ? await rounds(countPort) : 0;
-    const meanRssMiB = await meanRssOver(pid, seconds * 1000, SAMPLE_EVERY_MS);
+    const meanRssMiB = await meanRssOver(pid, seconds * 1000);
     const last = await procStatus(pid);
     const done = counts ? (await rounds(countPort)) - before : 0;
     if (counts && done < seconds * 5) throw new Error(`${row.name}: only ${done} rounds in ${seconds} s`);

@@ -29,12 +29,10 @@ import { PROBE_BUNDLE, PROBE_NODE_FLAGS, bundleProbe } from '../src/build/bundle
 import { parseResolvConf } from '../src/dns/resolv-conf.ts';
 import { lookup } from '../src/dns/resolver.ts';
 import { exchange } from '../src/dns/transport.ts';
-import { meanRssOver, procStatus, type ProcStatus } from './proc-status.ts';
+import { TARGET_RSS_MIB, meanRssOver, procStatus, type ProcStatus } from './proc-status.ts';
 
 const PROBE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_MAIN = join(PROBE_DIR, 'src', 'main.ts');
-const TARGET_RSS_MIB = 60;
-const SAMPLE_EVERY_MS = 250;
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined =>
@@ -156,7 +154,7 @@ async function measure(run: Run, s: Setup): Promise<Result> {
     }
     await sleep(3_000); // start-up settles
     const first = { status: await procStatus(pid), lookups: lookupsIn(await metricsOf(port)) };
-    const meanRssMiB = await meanRssOver(pid, seconds * 1000, SAMPLE_EVERY_MS);
+    const meanRssMiB = await meanRssOver(pid, seconds * 1000);
     const last = { status: await procStatus(pid), lookups: lookupsIn(await metricsOf(port)) };
     const lookups = last.lookups - first.lookups;
     return {

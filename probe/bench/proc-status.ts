@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** The probe's RSS target (MiB), steady and peak, that both benchmarks report against. */
+export const TARGET_RSS_MIB = 60;
+
 /** What /proc says of a process's memory (MiB) and CPU time (seconds). */
 export interface ProcStatus {
   readonly rssMiB: number;
