@@ -15,6 +15,7 @@ const workload: ControllerSet = (w) => {
   const gates = w.config.featureGates;
   const { deps, runnables } = createWorkloadDeps(w.kubeConfig, w.log, {
     clock: w.clock,
+    ...(w.caches.metrics === undefined ? {} : { watchMetrics: w.caches.metrics }),
     statefulFailoverInjection: gates.StatefulFailoverInjection,
   });
   const applicationFailover = applicationFailoverController({

@@ -27,6 +27,7 @@ import {
   type KubeObject,
   type Lease,
   type ResourceDescriptor,
+  type WatchCacheMetrics,
 } from '@kf/kube';
 import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
 import type { ControlPlaneConfig } from './cli.ts';
@@ -59,19 +60,29 @@ export interface CacheOptions {
   readonly fieldSelector?: string;
 }
 
+export interface SharedCachesOptions {
+  readonly clock: Clock;
+  readonly random: () => number;
+  /** Restart and backoff metrics of every watch cache of the process (made once per registry). */
+  readonly metrics?: WatchCacheMetrics;
+}
+
 /** Watch caches shared by every controller of the process, created on first use. */
 export class SharedCaches {
+  /** What every watch cache of the process reports to, these and those built elsewhere. */
+  readonly metrics: WatchCacheMetrics | undefined;
   readonly #kubeConfig: KubeConfig;
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #caches = new Map<string, WatchCache<KubeObject>>();
 
-  constructor(kubeConfig: KubeConfig, log: Logger, clock: Clock, random: () => number) {
+  constructor(kubeConfig: KubeConfig, log: Logger, options: SharedCachesOptions) {
     this.#kubeConfig = kubeConfig;
     this.#log = log;
-    this.#clock = clock;
-    this.#random = random;
+    this.#clock = options.clock;
+    this.#random = options.random;
+    this.metrics = options.metrics;
   }
 
   /** The one cache of `resource` (with these options) in this process. */
@@ -85,6 +96,7 @@ export class SharedCaches {
         log: this.#log,
         clock: this.#clock,
         random: this.#random,
+        ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
         ...options,
       });
       this.#caches.set(id, cache);

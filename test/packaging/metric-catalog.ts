@@ -1,13 +1,14 @@
 /**
  * The metric names the three processes export, read from their registries, and the metric names
  * a PromQL expression uses. The registries are built from the same factories each process's
- * app wires (`createRegistry`, the runner's `createControllerMetrics`, the product's own
- * `create…Metrics` and the leader-election gauge where the app adds it), so a renamed family shows up here without
+ * app wires (`createRegistry`, the runner's `createControllerMetrics`, the watch caches'
+ * `createWatchCacheMetrics`, the product's own `create…Metrics` and the leader-election gauge
+ * where the app adds it), so a renamed family shows up here without
  * any list to keep in step.
  */
 import type { Registry } from 'prom-client';
 import { createControllerMetrics, createRegistry } from '@kf/runtime';
-import { makeLeaderGauge } from '@kf/kube';
+import { createWatchCacheMetrics, makeLeaderGauge } from '@kf/kube';
 import { createAgentMetrics } from '../../agent/src/metrics.ts';
 import { createProbeMetrics } from '../../probe/src/metrics.ts';
 import { createControlPlaneMetrics } from '../../controlplane/src/metrics.ts';
@@ -17,6 +18,7 @@ export type Component = 'agent' | 'probe' | 'controlplane';
 function registryOf(component: Component): Registry {
   const registry = createRegistry({ component, version: 'catalog' });
   createControllerMetrics(registry);
+  createWatchCacheMetrics(registry); // every process watches
   switch (component) {
     case 'agent':
       createAgentMetrics(registry, 'member');

@@ -78,6 +78,9 @@ describe('metric catalog', () => {
     expect(exported.get('cluster_ready_state')).toEqual(new Set(['agent']));
     expect(exported.get('karmada_failover_probe_lookup_duration_seconds_bucket')).toEqual(new Set(['probe']));
     expect(exported.get('karmada_failover_evictions_total')).toEqual(new Set(['controlplane']));
+    expect(exported.get('karmada_failover_watch_backoff_seconds')).toEqual(
+      new Set(['agent', 'probe', 'controlplane']),
+    );
     expect(exported.has('karmada_failover_probe_lookup_duration_seconds')).toBe(false);
   });
 

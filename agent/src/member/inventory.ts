@@ -6,7 +6,7 @@
  * on first use (only when resource modeling is on) and run until closed.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { WatchCache, type KubeObject, type ResourceDescriptor } from '@kf/kube';
+import { WatchCache, type KubeObject, type ResourceDescriptor, type WatchCacheMetrics } from '@kf/kube';
 import type { Logger } from '@kf/runtime';
 import { nodeViewOf, podViewOf } from '../controllers/cluster-status/views.ts';
 import type { NodeView, PodView } from '../controllers/cluster-status/resource-summary.ts';
@@ -60,13 +60,15 @@ export class MemberInventory {
   private readonly pods: WatchCache<Cached<PodView>>;
   private started = false;
 
-  constructor(kc: KubeConfig, log: Logger) {
+  constructor(kc: KubeConfig, log: Logger, metrics?: WatchCacheMetrics) {
+    const withMetrics = metrics === undefined ? {} : { metrics };
     this.nodes = new WatchCache({
       kubeConfig: kc,
       resource: NODES,
       pageSize: PAGE_SIZE,
       transform: (o) => ({ ...identityOf(o), view: nodeViewOf(o) }),
       log,
+      ...withMetrics,
     });
     this.pods = new WatchCache({
       kubeConfig: kc,
@@ -74,6 +76,7 @@ export class MemberInventory {
       pageSize: PAGE_SIZE,
       transform: (o) => ({ ...identityOf(o), view: podViewOf(o) }),
       log,
+      ...withMetrics,
     });
   }
 

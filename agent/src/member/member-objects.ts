@@ -7,7 +7,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { labels } from '@kf/api';
-import { ResourceClient, WatchCache, type ResourceDescriptor } from '@kf/kube';
+import { ResourceClient, WatchCache, type ResourceDescriptor, type WatchCacheMetrics } from '@kf/kube';
 import { whenAborted, type Logger, type ObjectEventType, type Runnable } from '@kf/runtime';
 import { objectRecordKey, type MemberObject } from '../controllers/execution/manifest-plan.ts';
 
@@ -25,14 +25,16 @@ interface Entry {
 export class MemberObjects {
   private readonly kc: KubeConfig;
   private readonly log: Logger;
+  private readonly metrics: WatchCacheMetrics | undefined;
   private readonly entries = new Map<string, Entry>();
   private readonly handlers = new Set<MemberEventHandler>();
   private readonly applied = new Map<string, string>();
   private readonly stop = new AbortController();
 
-  constructor(kc: KubeConfig, log: Logger) {
+  constructor(kc: KubeConfig, log: Logger, metrics?: WatchCacheMetrics) {
     this.kc = kc;
     this.log = log;
+    this.metrics = metrics;
   }
 
   /** Cache and client of one resource; the cache starts watching on the first call. */
@@ -45,6 +47,7 @@ export class MemberObjects {
         resource: r,
         labelSelector: `${labels.managed}=true`,
         log: this.log,
+        ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
       });
       cache.onEvent((type, obj, old) => {
         for (const h of this.handlers) h(type, obj, old);

@@ -25,6 +25,7 @@ import {
   WatchCache,
   type KubeObject,
   type ResourceDescriptor,
+  type WatchCacheMetrics,
 } from '@kf/kube';
 import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
 import type { SchedulerOptions } from '../scheduler/schedule.ts';
@@ -83,6 +84,8 @@ export interface WorkloadDepsOptions {
   readonly cacheOf?: <T extends KubeObject>(resource: ResourceDescriptor) => WatchCache<T>;
   /** An event recorder to share (default: one made here). */
   readonly events?: EventRecorder;
+  /** Restart and backoff metrics for the caches made here (the process's one set). */
+  readonly watchMetrics?: WatchCacheMetrics;
   /** Gate StatefulFailoverInjection (default off). */
   readonly statefulFailoverInjection?: boolean;
 }
@@ -94,6 +97,11 @@ export interface Workload {
    * controllers' workers start once they have listed.
    */
   readonly runnables: readonly Runnable[];
+}
+
+/** The `metrics` option of the watch caches made here, when the process has them. */
+function watchMetricsOf(opts: WorkloadDepsOptions): { readonly metrics?: WatchCacheMetrics } {
+  return opts.watchMetrics === undefined ? {} : { metrics: opts.watchMetrics };
 }
 
 /** Builds the caches, clients and event recorder of the workload controllers. */
@@ -110,6 +118,7 @@ export function createWorkloadDeps(
       resource,
       log,
       ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+      ...watchMetricsOf(opts),
     });
     own.push({ name: resource.plural, cache: c as unknown as WatchCache<KubeObject> });
     return c;
@@ -125,6 +134,7 @@ export function createWorkloadDeps(
     log,
     kinds: discovery.kinds,
     initial: [['apps/v1', 'Deployment']],
+    ...watchMetricsOf(opts),
   });
   const deps: WorkloadDeps = {
     templates,

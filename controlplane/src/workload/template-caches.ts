@@ -7,7 +7,13 @@
  * cache, present and future, so it serves as one ObjectSource for the controllers.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ResourceClient, WatchCache, apiVersionOf, type ResourceDescriptor } from '@kf/kube';
+import {
+  ResourceClient,
+  WatchCache,
+  apiVersionOf,
+  type ResourceDescriptor,
+  type WatchCacheMetrics,
+} from '@kf/kube';
 import { whenAborted, type Logger, type ObjectEventHandler, type ObjectSource } from '@kf/runtime';
 import type { KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
@@ -24,6 +30,8 @@ export interface TemplateCachesOptions {
   readonly kinds: KindCatalog;
   /** Types watched from the start, as `[apiVersion, kind]`. */
   readonly initial?: readonly (readonly [string, string])[];
+  /** Restart and backoff metrics of the process's watch caches. */
+  readonly metrics?: WatchCacheMetrics;
 }
 
 export class TemplateCaches implements ObjectSource<ResourceTemplate> {
@@ -62,6 +70,7 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
       kubeConfig: this.opts.kubeConfig,
       resource,
       log: this.opts.log,
+      ...(this.opts.metrics === undefined ? {} : { metrics: this.opts.metrics }),
     });
     this.unsubscribes.push(
       cache.onEvent((type, obj, old) => {

@@ -1,7 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
-  DEFAULT_BACKOFF,
-  backoffDelayMs,
   systemClock,
   type BackoffPolicy,
   type Clock,
@@ -11,17 +9,23 @@ import {
 } from '@kf/runtime';
 import { request } from 'undici';
 import { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
-import { KubeError, kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './errors.ts';
+import { kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './errors.ts';
 import { LineSplitter } from './ndjson.ts';
 import { collectionPath, joinKey, type KubeObject, type ResourceDescriptor } from './resource.ts';
 import { KubeTransport, type Connection } from './transport.ts';
 import { parseWatchEvent } from './watch-event.ts';
-
-interface LoopState {
-  readonly needList: boolean;
-  /** Failures since the last healthy watch: drives the backoff. */
-  readonly attempt: number;
-}
+import type { BoundWatchMetrics, WatchCacheMetrics } from './watch-metrics.ts';
+import {
+  WATCH_BACKOFF,
+  afterSuccess,
+  decideRecovery,
+  initialRecovery,
+  type Failure,
+  type FailureKind,
+  type RecoveryState,
+  type RecoveryStep,
+  type RecoverySuccess,
+} from './watch-recovery.ts';
 
 /** Items of built-in lists come without apiVersion/kind: put them back from the list. */
 function withTypeMeta<T extends KubeObject>(
@@ -67,7 +71,13 @@ export interface WatchCacheOptions<T> {
   readonly idleTimeoutMs?: number;
   /** Deadline of each LIST page and of the watch's response headers (default 60 s). */
   readonly requestTimeoutMs?: number;
-  /** Reconnect backoff after errors other than 410 (default 0.5 s doubling to 30 s, ±20 %). */
+  /**
+   * Reconnect backoff after errors other than 410 (default {@link WATCH_BACKOFF}: 0.5 s doubling
+   * to 5 s, ±20 %). It restarts from its first delay once a LIST succeeds or the server accepts a
+   * WATCH. Its cap is how late a cache may notice that its API server is back, so keep it low:
+   * with 30 s an agent missed 15 s of a recovered control plane. A connection down for longer
+   * than the cap relists when it comes back instead of resuming from its resourceVersion.
+   */
   readonly backoff?: BackoffPolicy;
   readonly clock?: Clock;
   /** Source of randomness in [0, 1) for the backoff jitter. */
@@ -78,6 +88,11 @@ export interface WatchCacheOptions<T> {
    * reports the differences. `synced()` resolves once the watch is established.
    */
   readonly seed?: { readonly resourceVersion: string; readonly items: readonly T[] };
+  /**
+   * Restart and backoff metrics; make them once per registry with `createWatchCacheMetrics` and
+   * pass the same object to every cache of the process.
+   */
+  readonly metrics?: WatchCacheMetrics;
 }
 
 /** Counters for logs and tests. */
@@ -86,18 +101,24 @@ export interface WatchCacheStats {
   readonly lists: number;
   /** Watch connections the server accepted. */
   readonly watches: number;
-  /** 410 Gone answers (HTTP or ERROR event) that led to a relist. */
+  /** 410 Gone answers (HTTP or ERROR event; of a WATCH, or of a LIST's continue token): each led to a relist. */
   readonly expired: number;
-  /** Failures that led to a backoff. */
+  /** Other failures (network, 5xx, timeouts, a watch that ended at once): each led to a backoff. */
   readonly errors: number;
+  /** The reconnect delay being waited out now; 0 once a LIST or WATCH succeeded. */
+  readonly backoffMs: number;
   /** The resourceVersion the next watch starts from. */
   readonly resourceVersion: string;
 }
 
 const DEFAULT_WATCH_SECONDS = { min: 300, max: 600 };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** A watch that ends on its own sooner than this without any event counts as a failure. */
-const MIN_HEALTHY_WATCH_MS = 1_000;
+
+/** How one round of LIST (when needed) and WATCH ended. */
+interface RoundEnd {
+  readonly failure: Failure;
+  readonly err?: unknown;
+}
 
 /**
  * A list+watch cache (informer) of one resource, over undici:
@@ -105,8 +126,9 @@ const MIN_HEALTHY_WATCH_MS = 1_000;
  * timeoutSeconds; a silent connection is dropped after `idleTimeoutMs`. BOOKMARKs only move the
  * resourceVersion. 410 Gone relists at once and reports the differences (ADDED / MODIFIED /
  * DELETED) so handlers converge; other errors reconnect after a jittered exponential backoff
- * and resume from the last resourceVersion. Credentials are taken from the KubeConfig on every
- * connect.
+ * and resume from the last resourceVersion, or relist when the connection was down for longer
+ * than the backoff's cap. The rules are those of {@link decideRecovery}. Credentials are taken
+ * from the KubeConfig on every connect.
  *
  * Objects handed out are deep-frozen: `structuredClone` before changing one.
  * Handlers run synchronously after the cache was updated.
@@ -118,14 +140,20 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   private readonly random: () => number;
   private readonly store = new Map<string, T>();
   private readonly handlers = new Set<ObjectEventHandler<T>>();
+  private readonly reconnectListeners = new Set<(downForMs: number) => void>();
   private readonly syncedPromise: Promise<void>;
   private resolveSynced!: () => void;
   private rejectSynced!: (err: unknown) => void;
   private isSyncedFlag = false;
   private rv = '';
   private counts = { lists: 0, watches: 0, expired: 0, errors: 0 };
+  private recovery: RecoveryState;
+  private backoffMs = 0;
+  private readonly metrics: BoundWatchMetrics | undefined;
   /** Events the current (or last) watch connection delivered. */
   private watchEvents = 0;
+  /** Monotonic time the server accepted the current watch; undefined before it did. */
+  private watchAcceptedAtMs: number | undefined;
   private abort: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private transport: KubeTransport | undefined;
@@ -133,10 +161,13 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   constructor(opts: WatchCacheOptions<T>) {
     this.opts = opts;
     const r = opts.resource;
+    const resource = r.group === '' ? r.plural : `${r.plural}.${r.group}`;
     this.log = opts.log.child({
-      cache: r.group === '' ? r.plural : `${r.plural}.${r.group}`,
+      cache: resource,
       ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
     });
+    this.metrics = opts.metrics?.forCache(resource);
+    this.recovery = initialRecovery(opts.seed !== undefined);
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
     this.syncedPromise = new Promise<void>((resolve, reject) => {
@@ -165,6 +196,21 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     return [...this.store.keys()];
   }
 
+  /**
+   * Calls `listener` each time the cache is connected again after failures (a complete LIST, or
+   * a WATCH the server accepted), with how long it was down. Whoever judges others by silence
+   * seen through this cache learns that it was blind meanwhile. Returns an unsubscribe function.
+   */
+  onReconnected(listener: (downForMs: number) => void): () => void {
+    const l = (downForMs: number): void => {
+      listener(downForMs);
+    };
+    this.reconnectListeners.add(l);
+    return () => {
+      this.reconnectListeners.delete(l);
+    };
+  }
+
   /** Calls `handler` for every later change; the returned function unsubscribes (idempotent). */
   onEvent(handler: ObjectEventHandler<T>): () => void {
     // A wrapper per subscription, so that subscribing the same function twice is two subscriptions.
@@ -187,7 +233,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   }
 
   stats(): WatchCacheStats {
-    return { ...this.counts, resourceVersion: this.rv };
+    return { ...this.counts, backoffMs: this.backoffMs, resourceVersion: this.rv };
   }
 
   /** Starts listing and watching in the background (once); `signal` stops it like {@link stop}. */
@@ -222,6 +268,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     this.abort.abort();
     await this.loop;
     await this.transport?.close();
+    this.setBackoff(0); // a stopped cache waits for nothing
     // An abort, not a failure: the runner and Manager treat AbortError as "asked to stop".
     if (!this.isSyncedFlag)
       this.rejectSynced(new DOMException('watch cache stopped before it synced', 'AbortError'));
@@ -235,52 +282,104 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
         seed.resourceVersion,
       );
     }
-    let state: LoopState | undefined = { needList: seed === undefined, attempt: 0 };
-    while (state !== undefined && !signal.aborted) {
-      try {
-        if (state.needList) {
-          await this.listAll(signal);
-          state = { needList: false, attempt: state.attempt };
-        }
-        await this.watchOnce(signal);
-        state = { needList: false, attempt: 0 };
-      } catch (err) {
-        state = await this.recover(err, signal, state);
-      }
+    while (!signal.aborted) {
+      const end = await this.round(signal);
+      const step = decideRecovery({
+        state: this.recovery,
+        failure: end.failure,
+        nowMs: this.clock.monotonic(),
+        policy: this.opts.backoff ?? WATCH_BACKOFF,
+        random: this.random(),
+      });
+      if (step.kind === 'stop') return;
+      this.recovery = step.state;
+      this.report(step, end.err);
+      if (step.delayMs > 0 && !(await this.wait(step.delayMs, signal))) return;
     }
   }
 
-  /**
-   * What follows a failure. A 410 while watching relists, at once unless the watch started from
-   * a fresh list and delivered nothing (a server answering 410 to everything must not make us
-   * list in a tight loop). Anything else, a 410 while listing too (an expired continue token),
-   * waits out the backoff and resumes from the last resourceVersion. Undefined when stopping.
-   */
-  private async recover(err: unknown, signal: AbortSignal, state: LoopState): Promise<LoopState | undefined> {
-    if (signal.aborted) return undefined;
-    const e = toKubeError(err);
-    // A watch that delivered events was healthy: its failure starts a fresh backoff.
-    const attempt = this.watchEvents > 0 ? 0 : state.attempt;
+  /** One LIST (when the recovery state wants one) and one WATCH, until either ends. */
+  private async round(signal: AbortSignal): Promise<RoundEnd> {
+    let during: Failure['during'] = 'list';
     this.watchEvents = 0;
-    const gone = e.code === 'Gone' && !state.needList;
-    if (gone) {
-      this.counts.expired++;
-      this.log.info({ resourceVersion: this.rv }, 'resource version expired; relisting');
-      if (attempt === 0) return { needList: true, attempt: 1 };
-    } else {
-      this.counts.errors++;
+    this.watchAcceptedAtMs = undefined;
+    try {
+      if (this.recovery.needList) {
+        await this.listAll(signal);
+        this.succeeded('listed');
+      }
+      during = 'watch';
+      await this.watchOnce(signal);
+      return { failure: this.failure('closed', during) };
+    } catch (err) {
+      return { failure: this.failure(failureKind(err, signal), during), err };
     }
-    const delayMs = backoffDelayMs(this.opts.backoff ?? DEFAULT_BACKOFF, attempt, this.random());
-    this.log.warn(
-      { err: e, attempt: attempt + 1, delayMs, relist: state.needList || gone },
-      'watch failed; retrying',
-    );
+  }
+
+  private failure(kind: FailureKind, during: Failure['during']): Failure {
+    const accepted = this.watchAcceptedAtMs;
+    return {
+      kind,
+      during,
+      events: during === 'watch' ? this.watchEvents : 0,
+      connectedMs: accepted === undefined ? 0 : this.clock.monotonic() - accepted,
+    };
+  }
+
+  /** A complete LIST, or a WATCH the server accepted: the backoff starts over. */
+  private succeeded(success: RecoverySuccess): void {
+    const downSinceMs = this.recovery.downSinceMs;
+    if (downSinceMs !== undefined) {
+      const downForMs = Math.round(this.clock.monotonic() - downSinceMs);
+      this.log.info({ downForMs, relisted: success === 'listed' }, 'reconnected');
+      for (const l of [...this.reconnectListeners]) {
+        try {
+          l(downForMs);
+        } catch (err) {
+          this.log.error({ err }, 'reconnect listener threw');
+        }
+      }
+    }
+    this.recovery = afterSuccess(this.recovery, success);
+    this.setBackoff(0);
+  }
+
+  /** Counts and logs a restart. */
+  private report(step: Extract<RecoveryStep, { kind: 'retry' }>, err: unknown): void {
+    this.metrics?.restarted(step.reason);
+    const relist = step.state.needList;
+    if (step.reason === 'gone') {
+      this.counts.expired++;
+      this.log.info(
+        { resourceVersion: this.rv, delayMs: step.delayMs },
+        'resource version expired; relisting',
+      );
+    } else if (step.failed) {
+      this.counts.errors++;
+      const e = err === undefined ? new Error('watch ended at once without events') : toKubeError(err);
+      this.log.warn(
+        { err: e, attempt: step.state.attempt, delayMs: step.delayMs, relist },
+        'watch failed; retrying',
+      );
+    } else {
+      this.log.debug({ resourceVersion: this.rv }, 'watch closed by the server; resuming');
+    }
+  }
+
+  /** Sleeps out a backoff; false when stopped meanwhile. */
+  private async wait(delayMs: number, signal: AbortSignal): Promise<boolean> {
+    this.setBackoff(delayMs);
     try {
       await this.clock.sleep(delayMs, signal);
+      return true;
     } catch {
-      return undefined;
+      return false;
     }
-    return { needList: state.needList || gone, attempt: attempt + 1 };
+  }
+
+  private setBackoff(delayMs: number): void {
+    this.backoffMs = delayMs;
+    this.metrics?.backoff(delayMs / 1000);
   }
 
   /** LISTs page by page and replaces the cache content, reporting the differences. */
@@ -349,8 +448,8 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   }
 
   /**
-   * One WATCH connection until the server ends it, an error is thrown, or the signal aborts. A
-   * watch that ends at once without any event counts as a failure (no tight reconnect loop).
+   * One WATCH connection until the server ends it, an error is thrown, or the signal aborts.
+   * Whether an end was healthy is {@link decideRecovery}'s call.
    */
   private async watchOnce(signal: AbortSignal): Promise<void> {
     const range = this.opts.watchSeconds ?? DEFAULT_WATCH_SECONDS;
@@ -360,9 +459,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     q.set('allowWatchBookmarks', 'true');
     q.set('resourceVersion', this.rv);
     q.set('timeoutSeconds', String(timeoutSeconds));
-    this.watchEvents = 0;
     const conn = await this.connect();
-    const startedAtMs = this.clock.monotonic();
     const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
       dispatcher: conn.dispatcher,
       headers: { ...conn.headers, accept: 'application/json' },
@@ -374,6 +471,8 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
       throw kubeErrorFromResponse(res.statusCode, await res.body.text(), res.headers);
     }
     this.counts.watches++;
+    this.watchAcceptedAtMs = this.clock.monotonic();
+    this.succeeded('watching');
     this.log.debug({ resourceVersion: this.rv, timeoutSeconds }, 'watching');
     if (this.opts.seed !== undefined) this.markSynced();
     const splitter = new LineSplitter();
@@ -386,13 +485,6 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     for (const line of splitter.end()) {
       this.handleLine(line);
       this.watchEvents++;
-    }
-    if (
-      this.watchEvents === 0 &&
-      this.clock.monotonic() - startedAtMs < MIN_HEALTHY_WATCH_MS &&
-      !signal.aborted
-    ) {
-      throw new KubeError('Unavailable', 'watch ended at once without events');
     }
   }
 
@@ -461,4 +553,9 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     if (this.opts.fieldSelector !== undefined) q.set('fieldSelector', this.opts.fieldSelector);
     return q;
   }
+}
+
+function failureKind(err: unknown, signal: AbortSignal): FailureKind {
+  if (signal.aborted) return 'aborted';
+  return toKubeError(err).code === 'Gone' ? 'gone' : 'error';
 }

@@ -2,10 +2,14 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ManualClock, createLogger } from '@kf/runtime';
+import { ManualClock, createLogger, createRegistry } from '@kf/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  WATCH_BACKOFF,
+  WATCH_BACKOFF_NAME,
+  WATCH_RESTARTS_NAME,
   WatchCache,
+  createWatchCacheMetrics,
   type KubeObject,
   type ResourceDescriptor,
   type WatchCacheOptions,
@@ -229,6 +233,99 @@ describe('WatchCache protocol', () => {
     expect(server.watchRequests().map((q) => q.get('resourceVersion'))).toEqual(['10', '10', '10']);
     expect(server.listRequests()).toBe(1);
     expect(cache.stats()).toMatchObject({ lists: 1, errors: 2, expired: 0 });
+  });
+
+  /** The default backoff without jitter: 0.5, 1, 2, 4 s, then 5 s. */
+  const exactDefault = { ...WATCH_BACKOFF, jitter: 0 };
+
+  /** Lets the backoff sleep the cache is parked in run out, once it is parked in one. */
+  async function sleepOut(clock: ManualClock, ms: number): Promise<void> {
+    await expect.poll(() => clock.pendingSleeps()).toBe(1);
+    await clock.advance(ms);
+  }
+
+  it('relists at once on a 410 after an outage, whatever the backoff counter says', async () => {
+    const clock = new ManualClock();
+    const registry = createRegistry({ component: 'test', version: '0' });
+    const { server, cache, seen } = await setup(
+      [list('10', obj('a', '1'), obj('b', '1')), list('20', obj('a', '2'))],
+      [
+        status(503, 'ServiceUnavailable'),
+        status(503, 'ServiceUnavailable'),
+        status(503, 'ServiceUnavailable'),
+        status(410, 'Gone'),
+        eventsThenHold(),
+      ],
+      { clock, backoff: exactDefault, metrics: createWatchCacheMetrics(registry) },
+    );
+    const gauge = 'karmada_failover_watch_backoff_seconds{resource="works.work.karmada.io"}';
+    await expect.poll(() => clock.pendingSleeps()).toBe(1);
+    expect(await registry.getSingleMetricAsString(WATCH_BACKOFF_NAME)).toContain(`${gauge} 0.5`);
+    await sleepOut(clock, 500);
+    await sleepOut(clock, 1_000);
+    // 3.5 s down, within the 5 s cap: the next watch resumes from resourceVersion 10 and gets 410.
+    await sleepOut(clock, 2_000);
+    await expect.poll(() => state(cache)).toEqual(['a@2']);
+    await expect.poll(() => server.watchRequests().length).toBe(5);
+    expect(clock.pendingSleeps()).toBe(0); // relisted without waiting out the 4 s of a fourth attempt
+    expect(server.watchRequests().map((q) => q.get('resourceVersion'))).toEqual([
+      '10',
+      '10',
+      '10',
+      '10',
+      '20',
+    ]);
+    expect(seen.slice(2)).toEqual(['MODIFIED a@2', 'DELETED b@1']);
+    expect(cache.stats()).toMatchObject({ lists: 2, expired: 1, errors: 3, backoffMs: 0 });
+    const restarts = await registry.getSingleMetricAsString(WATCH_RESTARTS_NAME);
+    expect(restarts).toContain('{resource="works.work.karmada.io",reason="error"} 3');
+    expect(restarts).toContain('{resource="works.work.karmada.io",reason="gone"} 1');
+    expect(await registry.getSingleMetricAsString(WATCH_BACKOFF_NAME)).toContain(`${gauge} 0`);
+  });
+
+  it('relists instead of resuming once it has been down for longer than the backoff cap', async () => {
+    const clock = new ManualClock();
+    const { server, cache, seen } = await setup(
+      [list('10', obj('a', '1'), obj('b', '1')), list('30', obj('a', '3'), obj('c', '3'))],
+      [
+        status(503, 'ServiceUnavailable'),
+        status(503, 'ServiceUnavailable'),
+        status(503, 'ServiceUnavailable'),
+        status(503, 'ServiceUnavailable'),
+        eventsThenHold(),
+      ],
+      { clock, backoff: exactDefault },
+    );
+    await sleepOut(clock, 500);
+    await sleepOut(clock, 1_000);
+    await sleepOut(clock, 2_000);
+    // The fourth failure at 3.5 s waits 4 s: the connection will have been down 7.5 s.
+    await sleepOut(clock, 4_000);
+    await expect.poll(() => state(cache)).toEqual(['a@3', 'c@3']);
+    expect(seen.slice(2)).toEqual(['MODIFIED a@3', 'ADDED c@3', 'DELETED b@1']);
+    expect(server.listRequests()).toBe(2);
+    await expect.poll(() => server.watchRequests().length).toBe(5);
+    expect(server.watchRequests()[4]?.get('resourceVersion')).toBe('30');
+    expect(cache.stats()).toMatchObject({ lists: 2, watches: 1, expired: 0, errors: 4, backoffMs: 0 });
+  });
+
+  it('starts its backoff over after a watch the server accepted, even one that ended without events', async () => {
+    const clock = new ManualClock();
+    const dropped: Reply = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(); // accepted, then cut: no events
+    };
+    const { server } = await setup(
+      [list('10', obj('a', '1'))],
+      [status(503, 'ServiceUnavailable'), status(503, 'ServiceUnavailable'), dropped, status(503, 'x')],
+      { clock, backoff: exactDefault },
+    );
+    await sleepOut(clock, 500);
+    await sleepOut(clock, 1_000);
+    // The third watch was accepted and dropped: its retry waits 0.5 s again, not 2 s.
+    await sleepOut(clock, 500);
+    await sleepOut(clock, 1_000);
+    await expect.poll(() => server.watchRequests().length).toBe(5);
   });
 
   it('retries a failed first list and then syncs', async () => {

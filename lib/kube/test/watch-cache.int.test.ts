@@ -1,8 +1,12 @@
-import { createLogger } from '@kf/runtime';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createLogger, createRegistry } from '@kf/runtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ResourceClient,
+  WATCH_BACKOFF,
+  WATCH_BACKOFF_NAME,
   WatchCache,
+  createWatchCacheMetrics,
   type KubeObject,
   type ResourceDescriptor,
   type WatchCacheOptions,
@@ -158,6 +162,62 @@ describe('WatchCache against a real API server', () => {
 
     await cms.mergePatch(`${ns}/keep`, { data: { value: '3' } });
     await expect.poll(() => c.get(`${ns}/keep`)?.data?.value, { timeout: 10_000 }).toBe('3');
+  });
+
+  it('is watching again within the backoff cap + 1 s after an outage longer than the cap, having relisted', async () => {
+    const ns = await namespace('outage');
+    await cms.create(cm(ns, 'a', '1'));
+    const registry = createRegistry({ component: 'test', version: '0' });
+    // The default backoff (0.5 s doubling to a 5 s cap, WATCH_BACKOFF), not the fast one of the other tests.
+    const c = new WatchCache<ConfigMap>({
+      kubeConfig: cp.cluster.kubeConfig(),
+      resource: CONFIG_MAPS,
+      namespace: ns,
+      log,
+      metrics: createWatchCacheMetrics(registry),
+    });
+    caches.push(c);
+    const downs: number[] = [];
+    c.onReconnected((downForMs) => downs.push(downForMs));
+    c.start();
+    await c.synced();
+    const before = c.stats();
+    expect(downs).toEqual([]); // the first connection is not a reconnection
+
+    await cp.cluster.killApiServer();
+    let backAtMs: number;
+    try {
+      // The outage itself: unreachable for longer than the cap, so the backoff has reached it.
+      await delay(WATCH_BACKOFF.maxMs + 1_500);
+      expect(c.stats().backoffMs).toBeGreaterThan(0);
+      expect(await registry.getSingleMetricAsString(WATCH_BACKOFF_NAME)).toMatch(
+        /karmada_failover_watch_backoff_seconds\{resource="configmaps"\} [1-9]/,
+      );
+    } finally {
+      await cp.cluster.resumeApiServer(); // returns once /readyz answers 200
+      backAtMs = performance.now();
+    }
+
+    await expect
+      .poll(() => c.stats().watches > before.watches && c.stats().backoffMs === 0, {
+        timeout: WATCH_BACKOFF.maxMs + 1_000,
+        interval: 50,
+      })
+      .toBe(true);
+    expect(performance.now() - backAtMs).toBeLessThan(WATCH_BACKOFF.maxMs + 1_000);
+    // Down for longer than the cap: it listed afresh instead of resuming (and meeting a 410).
+    expect(c.stats().lists).toBeGreaterThan(before.lists);
+    expect(c.stats().expired).toBe(0);
+    expect(c.stats().errors).toBeGreaterThan(before.errors);
+    // Told once, with the length of the outage.
+    expect(downs).toHaveLength(1);
+    expect(downs[0]).toBeGreaterThan(WATCH_BACKOFF.maxMs);
+    expect(await registry.getSingleMetricAsString(WATCH_BACKOFF_NAME)).toContain(
+      'karmada_failover_watch_backoff_seconds{resource="configmaps"} 0',
+    );
+
+    await cms.mergePatch(`${ns}/a`, { data: { value: '2' } });
+    await expect.poll(() => c.get(`${ns}/a`)?.data?.value, { timeout: 10_000 }).toBe('2');
   });
 
   it('relists when its resourceVersion is too old (410) and reports the differences', async () => {
