@@ -107,6 +107,8 @@ const fed = await startFailoverFederation({
   agents: false,
   timing: { taintHoldSeconds: 0 },
   logLevel: 'warn',
+  // This process plays the agents: it should not also carry the control plane's traffic.
+  proxies: false,
 });
 const members = new SimulatedMembers(fed.controlPlaneKubeConfig());
 try {

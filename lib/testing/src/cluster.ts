@@ -33,6 +33,8 @@ interface Ports {
 }
 
 const ADMIN_USER = 'kf-admin';
+/** Outside kube-apiserver's `/registry` prefix, so that writing it is no event on any resource. */
+const COMPACTION_MARKER_KEY = '/karmada-failover-testing/compaction-marker';
 const READY_TIMEOUT_MS = 180_000;
 
 /**
@@ -60,6 +62,18 @@ async function allocatePorts(): Promise<Ports> {
     scheduler: await next(),
     kwok: await next(),
   };
+}
+
+/** One call to etcd's JSON gateway (gRPC over HTTP/1.1), which needs no client binary. */
+async function etcdPost<T>(url: string, body: object): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`etcd ${new URL(url).pathname}: HTTP ${res.status}: ${text}`);
+  return JSON.parse(text) as T;
 }
 
 /** etcd + kube-apiserver (+ controller-manager, and for members scheduler and KWOK) on loopback. */
@@ -165,6 +179,47 @@ export class LocalCluster implements ClusterHandle {
   /** Starts the API server again after killApiServer() and waits for /readyz. */
   async resumeApiServer(): Promise<void> {
     await this.startApiServer();
+  }
+
+  /** `http://127.0.0.1:<port>` of etcd's client endpoint (plain HTTP: loopback only). */
+  get etcdUrl(): string {
+    return `http://127.0.0.1:${this.ports.etcdClient}`;
+  }
+
+  /**
+   * Compacts etcd's history so that no resourceVersion handed out so far can be read or watched
+   * from etcd again (`410 Gone`, reason `Expired`): what kube-apiserver's own compaction does every
+   * 5 minutes, at once and up to now. A write to a key outside kube-apiserver's `/registry` first
+   * moves the revision past every resourceVersion that clients have seen, without an event on any
+   * resource. Returns the compacted revision.
+   *
+   * Through kube-apiserver this shows only once its watch cache starts again: the cache keeps
+   * serving open watches and recent lists whatever etcd keeps, and etcd cancels only watchers that
+   * lag behind. expireWatches() does both.
+   */
+  async compactEtcd(): Promise<number> {
+    const put = await etcdPost<{ header?: { revision?: string } }>(`${this.etcdUrl}/v3/kv/put`, {
+      key: Buffer.from(COMPACTION_MARKER_KEY).toString('base64'),
+      value: Buffer.from(new Date().toISOString()).toString('base64'),
+    });
+    const revision = Number(put.header?.revision);
+    if (!Number.isInteger(revision)) throw new Error(`${this.name}: etcd put answered no revision`);
+    await etcdPost(`${this.etcdUrl}/v3/kv/compaction`, { revision: String(revision), physical: true });
+    return revision;
+  }
+
+  /**
+   * Every open watch on this cluster breaks and cannot be resumed: etcd is compacted (see
+   * compactEtcd) and the API server killed and started again, so its watch cache starts at the
+   * current revision. A client resuming a watch from the resourceVersion it had gets an `ERROR`
+   * event with `410 Expired` ("too old resource version") and must list again, as after a long
+   * partition. Returns the compacted revision.
+   */
+  async expireWatches(): Promise<number> {
+    const revision = await this.compactEtcd();
+    await this.killApiServer();
+    await this.resumeApiServer();
+    return revision;
   }
 
   /** The kubectl binary run against this cluster as admin. */

@@ -3,8 +3,9 @@
  * and N members with KWOK nodes), one member agent process per member (least privilege, as
  * `karmadactl register` would set it up), one control-plane process with `--failover`, and the
  * default ClusterTaintPolicy of deploy/controlplane. Periods are short so that a failover takes
- * seconds. Used by the end-to-end tests, the demo and the reschedule benchmark; what it starts,
- * `destroy()` stops.
+ * seconds. Every process reaches its API servers through a fault-injection proxy per link
+ * (`fed.links`), so that a test can cut, blackhole or delay one link. Used by the end-to-end
+ * tests, the demo and the reschedule benchmark; what it starts, `destroy()` stops.
  */
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
@@ -26,8 +27,10 @@ import {
   type Work,
 } from '@kf/api';
 import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, type Lease } from '@kf/kube';
+import { applyAgentAccess } from './agent-access.ts';
 import { REPO_ROOT } from './binaries.ts';
 import type { LocalCluster } from './cluster.ts';
+import { FederationLinks, LINK } from './faults/federation-links.ts';
 import { PID_FILE, startFederation, type LocalFederation } from './federation.ts';
 import { freePort } from './ports.ts';
 import { ManagedProcess } from './process.ts';
@@ -44,7 +47,6 @@ export const DEFAULT_TAINT_POLICY_FILE = join(
   'cluster-taint-policy.yaml',
 );
 export const DEFAULT_TAINT_POLICY_NAME = 'not-ready-no-execute';
-const AGENT_RBAC_DIR = join(REPO_ROOT, 'deploy', 'agent');
 
 /** The agent's short periods: status every 1 s, Lease renewed every 1 s, Ready debounced 3 s. */
 export const FAILOVER_AGENT_FLAGS: readonly string[] = [
@@ -90,6 +92,12 @@ export interface FailoverFederationOptions {
   readonly runDir?: string;
   /** The control plane's `--log-level` (default info; its log is `<runDir>/logs/controlplane.log`). */
   readonly logLevel?: string;
+  /**
+   * Whether each process's link to an API server goes through its own proxy in this process
+   * (`fed.links`; default true). Off, processes talk to the servers directly: for a benchmark
+   * whose own event loop should not carry the control plane's traffic.
+   */
+  readonly proxies?: boolean;
 }
 
 /** A running failover federation: clusters, agents, control plane, and admin clients. */
@@ -108,6 +116,12 @@ export class FailoverFederation {
   readonly leases: ResourceClient<Lease>;
   /** Deployments (resource templates) on the Karmada control plane. */
   readonly apps: AppsV1Api;
+  /**
+   * The proxied links of every process to its API servers: `links.controlPlane`,
+   * `links.agentToControlPlane(member)`, `links.agentToMember(member)`, and
+   * `links.probesToControlPlane(member)` once MemberDns started probes.
+   */
+  readonly links: FederationLinks;
 
   readonly #agents = new Map<string, ManagedProcess>();
   readonly #agentUrls = new Map<string, string>();
@@ -118,9 +132,11 @@ export class FailoverFederation {
     readonly controlPlaneProcess: ManagedProcess;
     readonly controlPlaneUrl: string;
     readonly agents: ReadonlyMap<string, StartedAgent>;
+    readonly links: FederationLinks;
   }) {
     const { federation } = parts;
     this.federation = federation;
+    this.links = parts.links;
     this.timing = parts.timing;
     this.controlPlaneProcess = parts.controlPlaneProcess;
     this.controlPlaneUrl = parts.controlPlaneUrl;
@@ -182,6 +198,28 @@ export class FailoverFederation {
     await this.agent(name).start();
   }
 
+  /** Stops the member's agent (SIGTERM, as a rollout or an eviction would) and starts it again. */
+  async restartAgent(name: string): Promise<void> {
+    await this.agent(name).stop();
+    await this.agent(name).start();
+  }
+
+  /**
+   * The control plane is lost at once, as with its host: SIGKILL to the control-plane process and
+   * to the control plane's kube-apiserver (etcd keeps the data). Agents and probes keep running
+   * and find nothing to talk to.
+   */
+  async killControlPlane(): Promise<void> {
+    await Promise.all([this.controlPlaneProcess.kill(), this.federation.controlPlane.killApiServer()]);
+  }
+
+  /** Brings the control plane back after killControlPlane(): its API server, then the process, ready. */
+  async resumeControlPlane(): Promise<void> {
+    await this.federation.controlPlane.resumeApiServer();
+    await this.controlPlaneProcess.start();
+    await waitForControlPlaneReady(this.controlPlaneProcess, this.controlPlaneUrl);
+  }
+
   /** SIGKILLs the member's API server only: its agent keeps running and reports it unreachable. */
   async killMemberApiServer(name: string): Promise<void> {
     await this.member(name).killApiServer();
@@ -226,22 +264,26 @@ export class FailoverFederation {
     );
   }
 
-  /** Stops the control plane and the agents, then the clusters; the run folder stays. */
+  /** Stops the control plane and the agents, then the proxies and the clusters; the run folder stays. */
   async stop(): Promise<void> {
-    await Promise.allSettled([
-      this.controlPlaneProcess.stop(),
-      ...[...this.#agents.values()].map((a) => a.stop()),
-    ]);
+    await this.#stopProcesses();
     await this.federation.stop();
   }
 
   /** stop(), then removes the run folder if the harness made it (unless KF_KEEP_RUNS=1). */
   async destroy(): Promise<void> {
+    await this.#stopProcesses();
+    await this.federation.destroy();
+  }
+
+  async #stopProcesses(): Promise<void> {
+    // Links restored first: a process stops faster when it can say goodbye (release its Lease).
+    this.links.restoreAll();
     await Promise.allSettled([
       this.controlPlaneProcess.stop(),
       ...[...this.#agents.values()].map((a) => a.stop()),
     ]);
-    await this.federation.destroy();
+    await this.links.close();
   }
 
   #deadProcess(): string | undefined {
@@ -265,8 +307,8 @@ export function controlPlaneFlags(t: FailoverTiming): string[] {
 
 /**
  * Starts clusters, then agents (each with a client certificate for `system:karmada:agent:<name>`
- * under deploy/agent's RBAC and admission policy), then the control plane, and waits until every
- * Cluster is Ready and untainted. On failure it stops whatever it started.
+ * under deploy/agent and its per-cluster RBAC, see agent-access.ts), then the control plane, and
+ * waits until every Cluster is Ready and untainted. On failure it stops whatever it started.
  */
 export async function startFailoverFederation(
   opts: FailoverFederationOptions = {},
@@ -278,25 +320,31 @@ export async function startFailoverFederation(
     ...(opts.runDir !== undefined ? { runDir: opts.runDir } : {}),
   });
   const started: ManagedProcess[] = [];
+  const links = new FederationLinks(join(federation.runDir, 'links'), opts.proxies !== false);
   try {
     await mkdir(join(federation.runDir, 'logs'), { recursive: true });
     await prepareControlPlane(federation, timing);
     const agents =
       opts.agents === false
         ? new Map<string, StartedAgent>()
-        : await startAgents(federation, opts.agentFlags ?? [], started);
-    const { process: controlPlane, url } = await startControlPlaneProcess(federation, timing, opts, started);
+        : await startAgents(federation, links, opts.agentFlags ?? [], started);
+    const { process: controlPlane, url } = await startControlPlaneProcess(
+      { federation, links, timing, opts },
+      started,
+    );
     const fed = new FailoverFederation({
       federation,
       timing,
       controlPlaneProcess: controlPlane,
       controlPlaneUrl: url,
       agents,
+      links,
     });
     if (opts.agents !== false) await fed.waitForHealthyClusters();
     return fed;
   } catch (err) {
     await Promise.allSettled(started.map((p) => p.stop()));
+    await links.close();
     await federation.destroy();
     throw err;
   }
@@ -317,7 +365,10 @@ async function prepareControlPlane(federation: LocalFederation, timing: Failover
       if (!isAlreadyExists(err)) throw err;
     });
   }
-  await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', AGENT_RBAC_DIR));
+  await applyAgentAccess(
+    cp,
+    federation.members.map((m) => m.name),
+  );
   await applyDefaultTaintPolicy(federation.controlPlane, timing.taintHoldSeconds);
 }
 
@@ -329,6 +380,7 @@ interface StartedAgent {
 
 async function startAgents(
   federation: LocalFederation,
+  links: FederationLinks,
   extraFlags: readonly string[],
   started: ManagedProcess[],
 ): Promise<Map<string, StartedAgent>> {
@@ -336,9 +388,16 @@ async function startAgents(
   const agents = new Map<string, StartedAgent>();
   for (const member of federation.members) {
     const port = await freePort();
-    const karmadaKubeconfig = await cp.userKubeconfig(`system:karmada:agent:${member.name}`, [
-      'system:karmada:agents',
-    ]);
+    const karmadaKubeconfig = await links.route(
+      LINK.agentToControlPlane(member.name),
+      await cp.userKubeconfig(`system:karmada:agent:${member.name}`, ['system:karmada:agents']),
+      cp.server,
+    );
+    const memberKubeconfig = await links.route(
+      LINK.agentToMember(member.name),
+      member.kubeconfigPath,
+      member.server,
+    );
     const agent = new ManagedProcess({
       name: `agent-${member.name}`,
       command: process.execPath,
@@ -347,7 +406,7 @@ async function startAgents(
         'run',
         `--cluster-name=${member.name}`,
         `--karmada-kubeconfig=${karmadaKubeconfig}`,
-        `--kubeconfig=${member.kubeconfigPath}`,
+        `--kubeconfig=${memberKubeconfig}`,
         `--metrics-bind-address=127.0.0.1:${port}`,
         `--health-probe-bind-address=127.0.0.1:${port}`,
         ...FAILOVER_AGENT_FLAGS,
@@ -365,19 +424,25 @@ async function startAgents(
 }
 
 async function startControlPlaneProcess(
-  federation: LocalFederation,
-  timing: FailoverTiming,
-  opts: FailoverFederationOptions,
+  parts: {
+    readonly federation: LocalFederation;
+    readonly links: FederationLinks;
+    readonly timing: FailoverTiming;
+    readonly opts: FailoverFederationOptions;
+  },
   started: ManagedProcess[],
 ): Promise<{ process: ManagedProcess; url: string }> {
+  const { federation, timing, opts } = parts;
+  const cp = federation.controlPlane;
   const port = await freePort();
+  const kubeconfig = await parts.links.route(LINK.controlPlane, cp.kubeconfigPath, cp.server);
   const controlPlane = new ManagedProcess({
     name: 'controlplane',
     command: process.execPath,
     args: [
       CONTROLPLANE_MAIN,
       'run',
-      `--kubeconfig=${federation.controlPlane.kubeconfigPath}`,
+      `--kubeconfig=${kubeconfig}`,
       `--metrics-bind-address=127.0.0.1:${port}`,
       `--health-probe-bind-address=127.0.0.1:${port}`,
       `--log-level=${opts.logLevel ?? 'info'}`,
@@ -391,16 +456,22 @@ async function startControlPlaneProcess(
   await controlPlane.start();
   started.push(controlPlane);
   const url = `http://127.0.0.1:${port}`;
+  await waitForControlPlaneReady(controlPlane, url);
+  return { process: controlPlane, url };
+}
+
+async function waitForControlPlaneReady(controlPlane: ManagedProcess, url: string): Promise<void> {
   await waitUntil(
     'control plane /readyz',
-    async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200,
+    async () =>
+      (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))
+        ?.status === 200,
     {
       timeoutMs: 60_000,
       intervalMs: 250,
       abortIf: () => (controlPlane.isRunning() ? undefined : `exited; see ${controlPlane.logFile}`),
     },
   );
-  return { process: controlPlane, url };
 }
 
 /**

@@ -2,6 +2,13 @@ export * from './types.ts';
 export { kubeBinaries, REPO_ROOT, type KubeBinaries } from './binaries.ts';
 export { LocalCluster, type ClusterRole } from './cluster.ts';
 export { installCrds, CRD_DIR } from './crds.ts';
+export {
+  applyAgentAccess,
+  AGENT_ACCESS_DIR,
+  AGENT_POLICY_FILE,
+  AGENT_RBAC_FILE,
+  type AgentAccessOptions,
+} from './agent-access.ts';
 export { createKwokNodes, kwokNode, DEFAULT_NODE_CAPACITY, type NodeCapacity } from './kwok-nodes.ts';
 export {
   startControlPlane,
@@ -30,6 +37,28 @@ export {
   type FailoverFederationOptions,
   type FailoverTiming,
 } from './failover-federation.ts';
+export { TcpProxy, type ProxyMode, type TcpProxyOptions } from './faults/tcp-proxy.ts';
+export {
+  Observer,
+  copiesSeen,
+  everNoExecute,
+  leftAfter,
+  noExecuteAddedAfter,
+  type ObservedWorkload,
+  type Sample,
+} from './faults/partition-observer.ts';
+export { FederationLinks, LINK, type LinkState } from './faults/federation-links.ts';
+export {
+  FaultControlServer,
+  FAULT_SOCKET,
+  faultSocketPath,
+  listLinks,
+  parseFaultCommand,
+  sendFaultCommand,
+  type FaultCommand,
+  type FaultControlOptions,
+  type FaultTarget,
+} from './faults/fault-control.ts';
 export { SimulatedMembers, type SimulatedMembersOptions } from './simulated-members.ts';
 export { Dnsmasq, DNSMASQ, KUBERNETES_FQDN, KUBERNETES_IP, type DnsmasqOptions } from './dnsmasq.ts';
 export { ProbeProcess, PROBE_MAIN, type ProbeProcessOptions } from './probe-process.ts';

@@ -36,3 +36,14 @@ export async function writeKubeconfig(path: string, parts: KubeconfigParts): Pro
   ].join('\n');
   await writeFile(path, text, { mode: 0o600 });
 }
+
+/**
+ * Copies a kubeconfig written by writeKubeconfig with its server replaced: the same identity and
+ * CA, reaching the API server another way (through a fault-injection proxy).
+ */
+export async function copyKubeconfigWithServer(from: string, to: string, server: string): Promise<void> {
+  const text = await readFile(from, 'utf8');
+  const servers = text.match(/^\s*server: .*$/gm) ?? [];
+  if (servers.length !== 1) throw new Error(`${from}: expected one cluster server, found ${servers.length}`);
+  await writeFile(to, text.replace(/^(\s*server: ).*$/m, `$1${server}`), { mode: 0o600 });
+}

@@ -3,13 +3,15 @@
  * it: one dnsmasq per member plays the member's cluster DNS, and one probe process per KWOK node
  * plays the probe's pod on that node, reporting `ServiceDomainNameResolutionReady` on the
  * member's Cluster. `outage(member)` stops that member's DNS server; `restore(member)` brings it
- * back on the same port.
+ * back on the same port. A member's probes reach the control plane over one proxied link of the
+ * federation (`fed.links.probesToControlPlane(member)`).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Dnsmasq } from './dnsmasq.ts';
 import type { FailoverFederation } from './failover-federation.ts';
+import { LINK } from './faults/federation-links.ts';
 import { PID_FILE } from './federation.ts';
 import { ProbeProcess } from './probe-process.ts';
 
@@ -67,6 +69,12 @@ export class MemberDns {
         });
         servers.set(name, server);
         const member = fed.member(name);
+        const cp = fed.federation.controlPlane;
+        const karmadaKubeconfig = await fed.links.route(
+          LINK.probesToControlPlane(name),
+          cp.kubeconfigPath,
+          cp.server,
+        );
         const nodes = await member.kubeConfig().makeApiClient(CoreV1Api).listNode();
         const started: ProbeProcess[] = [];
         probes.set(name, started);
@@ -76,7 +84,7 @@ export class MemberDns {
               node: node.metadata?.name ?? '',
               clusterName: name,
               memberKubeconfig: member.kubeconfigPath,
-              karmadaKubeconfig: fed.federation.controlPlane.kubeconfigPath,
+              karmadaKubeconfig,
               resolvConf,
               nameserverPort: server.port,
               logDir,

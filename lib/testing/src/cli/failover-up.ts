@@ -1,4 +1,5 @@
 import { startFailoverFederation } from '../failover-federation.ts';
+import { FaultControlServer, faultSocketPath } from '../faults/fault-control.ts';
 import { Timeline } from './timeline.ts';
 
 export interface FailoverUpOptions {
@@ -13,7 +14,7 @@ export interface FailoverUpOptions {
 /**
  * Brings up the failover federation (clusters, member agents, control plane with `--failover`,
  * default ClusterTaintPolicy), waits until every Cluster is Ready, and tears it down unless asked
- * to keep it.
+ * to keep it; kept, it serves `federation faults …` on a socket in its run folder.
  */
 export async function runFailoverUp(opts: FailoverUpOptions): Promise<void> {
   const { print } = opts;
@@ -36,11 +37,25 @@ export async function runFailoverUp(opts: FailoverUpOptions): Promise<void> {
     print(`logs (agents, control plane): ${fed.runDir}/logs`);
     print(`metrics: ${fed.controlPlaneUrl}/metrics`);
     if (opts.keep) {
-      print('running; press Ctrl-C to stop');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
+      const faults = await FaultControlServer.start(faultSocketPath(fed.runDir), fed, {
+        onError: (err) => {
+          print(`a timed fault could not be undone: ${err instanceof Error ? err.message : String(err)}`);
+        },
       });
+      print(`links (proxied): ${fed.links.names().join(', ')}`);
+      print(
+        `faults: node lib/testing/src/cli/federation-main.ts faults cut --run-dir ${fed.runDir} ` +
+          `--link agent:${fed.memberNames[0] ?? 'member1'} --for 15s`,
+      );
+      print('running; press Ctrl-C to stop');
+      try {
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+      } finally {
+        await faults.close();
+      }
     }
   } finally {
     timeline.mark('tearing down');

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { runDemo } from '../demo/demo.ts';
 import { killRun } from '../federation.ts';
 import { runFailoverUp } from './failover-up.ts';
+import { buildFaultsCommand } from './faults-command.ts';
 import { runFederationUp } from './federation-up.ts';
 
 /** Every flag reads an environment variable named after it: --members → KF_MEMBERS. */
@@ -86,6 +87,12 @@ program
       },
     });
   });
+
+program.addCommand(
+  buildFaultsCommand(flag, (line) => {
+    console.log(line);
+  }),
+);
 
 program
   .command('down')

@@ -1,0 +1,83 @@
+/**
+ * The member agents' access to a control plane, as an operator sets it up: deploy/agent (the
+ * group's ClusterRole and the admission policy) and, for each member, the per-cluster RBAC that
+ * `karmada-failover-agent rbac --cluster-name <member>` prints (the same function renders both).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { agentUserFor, namespaces, renderAgentAccess } from '@kf/api';
+import { ResourceClient, type KubeObject } from '@kf/kube';
+import { REPO_ROOT } from './binaries.ts';
+import type { LocalCluster } from './cluster.ts';
+import { waitUntil } from './readiness.ts';
+
+export const AGENT_ACCESS_DIR = join(REPO_ROOT, 'deploy', 'agent');
+export const AGENT_RBAC_FILE = join(AGENT_ACCESS_DIR, 'rbac.yaml');
+export const AGENT_POLICY_FILE = join(AGENT_ACCESS_DIR, 'validating-admission-policy.yaml');
+
+export interface AgentAccessOptions {
+  /** Apply the ValidatingAdmissionPolicy too (default true); false leaves RBAC as the only fence. */
+  readonly admissionPolicy?: boolean;
+}
+
+/**
+ * Applies deploy/agent and the per-cluster RBAC of each member (namespace karmada-system must
+ * exist), then waits until the API server's authorizer grants every member its heartbeat Lease.
+ */
+export async function applyAgentAccess(
+  cp: LocalCluster,
+  clusters: readonly string[],
+  opts: AgentAccessOptions = {},
+): Promise<void> {
+  const files = opts.admissionPolicy === false ? [AGENT_RBAC_FILE] : [AGENT_RBAC_FILE, AGENT_POLICY_FILE];
+  await kubectlApply(
+    cp,
+    files.flatMap((f) => ['-f', f]),
+  );
+  for (const cluster of clusters) await kubectlApply(cp, ['-f', '-'], renderAgentAccess(cluster));
+  const reviews = new ResourceClient<SubjectAccessReview>(cp.kubeConfig(), {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    plural: 'subjectaccessreviews',
+    namespaced: false,
+    kind: 'SubjectAccessReview',
+  });
+  for (const cluster of clusters) {
+    await waitUntil(
+      `RBAC of the agent of ${cluster} in force`,
+      async () => {
+        const review = await reviews.create({
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: agentUserFor(cluster),
+            resourceAttributes: {
+              group: 'coordination.k8s.io',
+              resource: 'leases',
+              verb: 'update',
+              namespace: namespaces.cluster,
+              name: cluster,
+            },
+          },
+        });
+        return review.status?.allowed === true;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+  }
+}
+
+interface SubjectAccessReview extends KubeObject {
+  readonly spec: object;
+  readonly status?: { readonly allowed?: boolean };
+}
+
+function kubectlApply(cp: LocalCluster, args: readonly string[], stdin?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(cp.kubectlPath, cp.kubectlArgs('apply', ...args), (err, _stdout, stderr) => {
+      if (err === null) resolve();
+      else reject(new Error(`kubectl apply ${args.join(' ')}: ${stderr}`, { cause: err }));
+    });
+    child.stdin?.end(stdin ?? '');
+  });
+}
