@@ -23,6 +23,7 @@ const COMMANDS: readonly { title: string; args: readonly string[] }[] = [
   { title: 'Agent: `agent condition set`', args: ['agent/src/main.ts', 'condition', 'set', '--help'] },
   { title: 'Agent: `agent condition clear`', args: ['agent/src/main.ts', 'condition', 'clear', '--help'] },
   { title: 'Agent: `agent status`', args: ['agent/src/main.ts', 'status', '--help'] },
+  { title: 'Agent: `agent rbac`', args: ['agent/src/main.ts', 'rbac', '--help'] },
   { title: 'Probe', args: ['probe/src/main.ts', '--help'] },
   { title: 'Control plane: `controlplane run`', args: ['controlplane/src/main.ts', 'run', '--help'] },
   { title: 'Control plane: `controlplane explain`', args: ['controlplane/src/main.ts', 'explain', '--help'] },

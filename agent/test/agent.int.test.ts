@@ -18,12 +18,17 @@ import {
   parseMicroTime,
   type Lease,
 } from '@kf/kube';
-import { demoDeployment, eventually, startFederation, type LocalFederation } from '@kf/testing';
+import {
+  applyAgentAccess,
+  demoDeployment,
+  eventually,
+  startFederation,
+  type LocalFederation,
+} from '@kf/testing';
 import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const execFileAsync = promisify(execFile);
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
-const DEPLOY_AGENT = join(import.meta.dirname, '..', '..', 'deploy', 'agent');
 /** The identity karmadactl register issues to the agent of member1. */
 let agentKubeconfig: string;
 
@@ -53,11 +58,8 @@ beforeAll(async () => {
   leases = new ResourceClient<Lease>(kc, LEASE_RESOURCE);
   events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'karmada-system' } } });
-  // The agent runs with least privilege from the start: its RBAC and admission policy applied.
-  await execFileAsync(
-    fed.controlPlane.kubectlPath,
-    fed.controlPlane.kubectlArgs('apply', '-f', DEPLOY_AGENT),
-  );
+  // The agent runs with least privilege from the start: deploy/agent and its per-cluster RBAC.
+  await applyAgentAccess(fed.controlPlane, ['member1']);
   agentKubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member1', [
     'system:karmada:agents',
   ]);
@@ -423,7 +425,7 @@ describe('operator commands', () => {
   });
 });
 
-describe('least privilege (deploy/agent RBAC and admission policy)', () => {
+describe('least privilege (deploy/agent, per-cluster RBAC and admission policy)', () => {
   const forbidden = async (what: string, write: () => Promise<unknown>): Promise<void> => {
     const err = await write().then(
       () => undefined,
@@ -447,7 +449,10 @@ describe('least privilege (deploy/agent RBAC and admission policy)', () => {
     const agentClusters = new ResourceClient<Cluster>(asAgent, clusterKind);
     const agentLeases = new ResourceClient<Lease>(asAgent, LEASE_RESOURCE);
     const agentWorks = new ResourceClient<Work>(asAgent, workKind);
-    const other = await agentClusters.get('member2'); // reading is allowed
+    // Agents list Clusters (registration's id check) but get only their own, by name.
+    expect((await agentClusters.list()).items.map((c) => c.metadata.name)).toContain('member2');
+    await forbidden('get of Cluster member2', () => agentClusters.get('member2'));
+    const other = await clusters.get('member2');
     await eventually('the admission policy is in force', async () => {
       const err = await agentClusters
         .replace({ ...other, spec: { ...other.spec, region: 'x' } })

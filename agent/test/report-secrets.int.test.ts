@@ -1,9 +1,11 @@
 /**
  * `--report-secrets` against a real local federation: the agent of member1 runs with least
- * privilege on both sides (deploy/agent in the control plane; in the member, the RBAC the member
- * chart renders for its agent), reports a working member token and the impersonator token,
- * sets the Cluster's references, keeps the Secrets current across a restart without duplicating
- * anything, and cannot write member2's Secrets; with `None`, member2's agent creates nothing.
+ * privilege on both sides (deploy/agent and its per-cluster RBAC in the control plane; in the
+ * member, the RBAC the member chart renders for its agent), reports a working member token and the
+ * impersonator token, sets the Cluster's references, keeps the Secrets current across a restart
+ * without duplicating anything, and cannot write member2's Secrets; with `None`, member2's agent
+ * creates nothing; with a credential namespace the control plane refuses, member2's agent exits
+ * before writing anything.
  */
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,7 +15,7 @@ import { ApisApi, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, type Cluster } from '@kf/api';
 import { KubeError, ResourceClient, loadKubeConfig, type KubeObject } from '@kf/kube';
-import { eventually, startFederation, type LocalFederation } from '@kf/testing';
+import { applyAgentAccess, eventually, startFederation, type LocalFederation } from '@kf/testing';
 import {
   CLUSTER_ROLE_BINDING_RESOURCE,
   CLUSTER_ROLE_RESOURCE,
@@ -25,7 +27,6 @@ import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
-const DEPLOY_AGENT = join(ROOT, 'deploy', 'agent');
 const MEMBER_CHART = join(ROOT, 'charts', 'karmada-failover-member');
 /**
  * The agent's ServiceAccount in the member, as the member chart names it with `fullnameOverride=kf`
@@ -138,7 +139,7 @@ beforeAll(async () => {
   cpSecrets = new ResourceClient<Secret>(kc, SECRET_RESOURCE);
   clusters = new ResourceClient<Cluster>(kc, clusterKind);
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'karmada-system' } } });
-  await run(fed.controlPlane.kubectlPath, fed.controlPlane.kubectlArgs('apply', '-f', DEPLOY_AGENT));
+  await applyAgentAccess(fed.controlPlane, ['member1', 'member2']);
   agentKarmadaKubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member1', [
     'system:karmada:agents',
   ]);
@@ -210,7 +211,7 @@ describe('--report-secrets (default KubeCredentials,KubeImpersonator)', () => {
     const apis = await asCredentials.makeApiClient(ApisApi).getAPIVersions();
     expect(apis.groups.map((g) => g.name)).toContain('apps');
 
-    // The member side, created by the agent under the chart's narrowed RBAC.
+    // The member side, under the chart's narrowed RBAC (the role and its binding come from the chart).
     const role = await memberClient<KubeObject & { rules: unknown[] }>('member1', CLUSTER_ROLE_RESOURCE).get(
       'karmada-controller-manager:karmada-member1',
     );
@@ -341,6 +342,55 @@ describe('--report-secrets=None', () => {
       expect(await none.logs()).not.toMatch(/credential secret reported|member credential object created/);
     } finally {
       await none.stop();
+    }
+  });
+});
+
+describe('a credential namespace the control plane refuses', () => {
+  it('exits 1 before writing anything, in the member or in the control plane', async () => {
+    const kubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member2', [
+      'system:karmada:agents',
+    ]);
+    // Registered by the --report-secrets=None run above, or by an admin.
+    const before =
+      (await clusters.find('member2')) ??
+      (await clusters.create({ metadata: { name: 'member2' }, spec: { syncMode: 'Pull' } }));
+    const memberObjects = async (): Promise<string[]> => {
+      const m = (r: typeof SECRET_RESOURCE) => memberClient<KubeObject>('member2', r);
+      const named = [
+        ...(await m(SERVICE_ACCOUNT_RESOURCE).list({ namespace: 'kube-system' })).items,
+        ...(await m(SECRET_RESOURCE).list({ namespace: 'kube-system' })).items,
+        ...(await m(CLUSTER_ROLE_RESOURCE).list()).items,
+      ];
+      return named.map((o) => `${o.kind ?? ''}/${o.metadata?.name ?? ''}`).sort();
+    };
+    const memberBefore = await memberObjects();
+    const wrong = await startAgent({
+      cluster: 'member2',
+      name: 'member2-kube-system',
+      karmadaKubeconfig: kubeconfig,
+      member: fed.member('member2'),
+      runDir: fed.runDir,
+      flags: ['--cluster-namespace=kube-system'],
+    });
+    try {
+      expect(await wrong.exited()).toBe(1);
+      const after = await clusters.get('member2');
+      expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+      expect(after.spec.secretRef).toEqual(before.spec.secretRef);
+      expect(after.spec.impersonatorSecretRef).toEqual(before.spec.impersonatorSecretRef);
+      expect(await memberObjects()).toEqual(memberBefore);
+      expect(memberBefore.filter((o) => o.includes('karmada-member2') || o.includes('impersonator'))).toEqual(
+        [],
+      );
+      const cpKubeSystem = (await cpSecrets.list({ namespace: 'kube-system' })).items;
+      expect(cpKubeSystem.map((x) => x.metadata.name).filter((n) => n?.startsWith('member2'))).toEqual([]);
+      // Refused for the reason the admission policy would give, before it could.
+      expect(await wrong.logs()).toMatch(
+        /--cluster-namespace=kube-system with --report-secrets: member agents may write credential Secrets only in karmada-cluster/,
+      );
+    } finally {
+      await wrong.stop();
     }
   });
 });

@@ -130,6 +130,41 @@ describe('decideRegistration', () => {
       expect(decideRegistration(updated, [updated], { ...input, ...refs }).kind).toBe('unchanged');
     });
 
+    it.each([
+      ['an operator pointed both elsewhere', { name: 'shared', namespace: 'kube-system' }],
+      ['another cluster wrote its own names', { name: 'member2', namespace: 'karmada-cluster' }],
+    ])('keeps references already set (%s): never changes them', (_name, elsewhere) => {
+      const existing = cluster('member1', {
+        ...registered.spec,
+        secretRef: elsewhere,
+        impersonatorSecretRef: elsewhere,
+      });
+      expect(decideRegistration(existing, [existing], { ...input, ...refs }).kind).toBe('unchanged');
+      const d = decideRegistration(existing, [existing], { ...input, ...refs, region: 'us' });
+      expect(d.kind === 'update' ? d.cluster.spec : undefined).toMatchObject({
+        region: 'us',
+        secretRef: elsewhere,
+        impersonatorSecretRef: elsewhere,
+      });
+    });
+
+    it.each([
+      ['secretRef', { secretRef: { namespace: 'kube-system', name: 'member1' } }],
+      [
+        'impersonatorSecretRef',
+        { impersonatorSecretRef: { namespace: 'kube-system', name: 'member1-impersonator' } },
+      ],
+    ])('refuses a reported %s outside karmada-cluster, before anything else', (_name, outside) => {
+      for (const existing of [undefined, registered, cluster('member1', { id: 'uid-other' })]) {
+        expect(decideRegistration(existing, [], { ...input, ...outside })).toEqual({
+          kind: 'refuse',
+          reason: expect.stringMatching(
+            /--cluster-namespace=kube-system with --report-secrets: .* only in karmada-cluster/,
+          ) as unknown,
+        });
+      }
+    });
+
     it('never clears references when the secrets are no longer reported', () => {
       const withRefs = cluster('member1', { ...registered.spec, ...refs });
       expect(decideRegistration(withRefs, [withRefs], input).kind).toBe('unchanged');

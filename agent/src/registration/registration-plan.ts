@@ -1,5 +1,12 @@
 /** Whether and how the agent registers its member as a Cluster in the control plane. */
-import { clusterKind, syncModes, type Cluster, type ClusterSpec, type LocalSecretReference } from '@kf/api';
+import {
+  clusterKind,
+  namespaces,
+  syncModes,
+  type Cluster,
+  type ClusterSpec,
+  type LocalSecretReference,
+} from '@kf/api';
 import { jsonEqual } from '../json-equal.ts';
 import { without } from '../object-fields.ts';
 
@@ -18,7 +25,10 @@ export interface RegistrationInput {
   readonly provider: string;
   readonly region: string;
   readonly zones: readonly string[];
-  /** Set when `--report-secrets` reports the secret; an existing reference is never cleared. */
+  /**
+   * Set when `--report-secrets` reports the secret (namespace `--cluster-namespace`); an existing
+   * reference is never cleared nor changed.
+   */
   readonly secretRef?: LocalSecretReference;
   readonly impersonatorSecretRef?: LocalSecretReference;
 }
@@ -31,17 +41,34 @@ export type RegistrationDecision =
 
 /**
  * Decides the registration:
+ * - refuse when a reported secret would live outside `karmada-cluster`: the control plane's
+ *   admission policy lets an agent write only karmada-cluster/<cluster> and
+ *   karmada-cluster/<cluster>-impersonator, so the run would fail half-way, after writing to the
+ *   member and to the Cluster;
  * - refuse when a Cluster of this name carries another non-empty `spec.id`, or another Cluster
  *   carries this member's id (the member is registered under another name);
  * - create when no Cluster of this name exists;
  * - else update only when the mutated spec differs from the stored one (status, metadata and
- *   fields the agent does not own, such as taints, are kept).
+ *   fields the agent does not own, such as taints, are kept, and so is a secret reference already
+ *   set: one set by an operator may point elsewhere, and the admission policy refuses a change).
  */
 export function decideRegistration(
   existing: Cluster | undefined,
   others: readonly Cluster[],
   input: RegistrationInput,
 ): RegistrationDecision {
+  const outside = [input.secretRef, input.impersonatorSecretRef].find(
+    (ref) => ref !== undefined && ref.namespace !== namespaces.cluster,
+  );
+  if (outside !== undefined) {
+    return {
+      kind: 'refuse',
+      reason:
+        `--cluster-namespace=${outside.namespace} with --report-secrets: member agents may write ` +
+        `credential Secrets only in ${namespaces.cluster} (admission policy ` +
+        `karmada-failover-agent-own-objects); use --cluster-namespace=${namespaces.cluster} or --report-secrets=None`,
+    };
+  }
   const storedId = existing?.spec.id ?? '';
   if (storedId !== '' && storedId !== input.id) {
     return {
@@ -86,9 +113,11 @@ function mutateSpec(spec: ClusterSpec, input: RegistrationInput): ClusterSpec {
     ...(input.provider === '' ? {} : { provider: input.provider }),
     ...(input.region === '' ? {} : { region: input.region }),
     ...(input.zones.length === 0 ? {} : { zones: [...input.zones] }),
-    ...(input.secretRef === undefined ? {} : { secretRef: { ...input.secretRef } }),
-    ...(input.impersonatorSecretRef === undefined
-      ? {}
-      : { impersonatorSecretRef: { ...input.impersonatorSecretRef } }),
+    ...(spec.secretRef === undefined && input.secretRef !== undefined
+      ? { secretRef: { ...input.secretRef } }
+      : {}),
+    ...(spec.impersonatorSecretRef === undefined && input.impersonatorSecretRef !== undefined
+      ? { impersonatorSecretRef: { ...input.impersonatorSecretRef } }
+      : {}),
   };
 }

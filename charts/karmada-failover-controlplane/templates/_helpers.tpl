@@ -79,3 +79,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- toJson $docs }}
 {{- end }}
+
+{{/* A --*-bind-address value from (dict "host" .. "port" ..): an IPv6 host goes in brackets. */}}
+{{- define "kfc.bindAddress" -}}
+{{- if contains ":" (toString .host) }}
+{{- printf "[%s]:%v" .host .port }}
+{{- else }}
+{{- printf "%s:%v" (toString .host) .port }}
+{{- end }}
+{{- end }}

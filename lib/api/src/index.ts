@@ -12,4 +12,5 @@ export * from './well-known.ts';
 export * from './conditions.ts';
 export * from './taints.ts';
 export * from './execution-namespace.ts';
+export * from './agent-access.ts';
 export * from './time.ts';
