@@ -181,14 +181,160 @@ describe('rendered member chart', () => {
     const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
     const roles = find(objs, 'Role');
     expect(roles.map((r) => r.metadata.namespace)).toEqual(['karmada-system']);
-    const clusterRoles = find(objs, 'ClusterRole') as (K8sObject & { rules: { resources?: string[] }[] })[];
-    for (const r of clusterRoles) {
-      for (const rule of r.rules) expect(rule.resources ?? []).not.toContain('*');
+  });
+
+  it('grants its programs no wildcard, bind, escalate or RBAC write; the role of every verb is only the reported credentials', async () => {
+    type Rule = { apiGroups?: string[]; resources?: string[]; verbs: string[] };
+    type Binding = K8sObject & {
+      roleRef: { name: string };
+      subjects: { name: string; namespace?: string }[];
+    };
+    const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
+    const clusterRoles = find(objs, 'ClusterRole') as (K8sObject & { rules: Rule[] })[];
+    const credentials = 'karmada-controller-manager:karmada-member1';
+    expect(clusterRoles.map((r) => r.metadata.name).sort()).toEqual([
+      credentials,
+      'kf-karmada-failover-member-agent',
+      'kf-karmada-failover-member-probe',
+    ]);
+    for (const r of clusterRoles.filter((c) => c.metadata.name !== credentials)) {
+      for (const rule of r.rules) {
+        expect(rule.resources ?? [], r.metadata.name).not.toContain('*');
+        for (const verb of ['*', 'bind', 'escalate', 'impersonate'])
+          expect(rule.verbs, r.metadata.name).not.toContain(verb);
+        if ((rule.apiGroups ?? []).includes('rbac.authorization.k8s.io'))
+          expect(rule.verbs, r.metadata.name).toEqual(['get']);
+      }
     }
+    const bindings = find(objs, 'ClusterRoleBinding') as Binding[];
+    expect(bindings.find((b) => b.roleRef.name === credentials)?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'karmada-member1', namespace: 'karmada-cluster' },
+    ]);
+    // Without KubeCredentials there is no such role at all.
+    const impersonatorOnly = objects(
+      await render(MEMBER, ...MEMBER_VALUES, 'agent.reportSecrets={KubeImpersonator}'),
+    );
+    expect(find(impersonatorOnly, 'ClusterRole').map((r) => r.metadata.name)).not.toContain(credentials);
+  });
+
+  it('confines the probe to its own Node with a ValidatingAdmissionPolicy on its ServiceAccount', async () => {
+    type Policy = K8sObject & { spec: { matchConditions: { expression: string }[]; failurePolicy: string } };
+    const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
+    const policy = find(objs, 'ValidatingAdmissionPolicy')[0] as Policy;
+    expect(policy.spec.failurePolicy).toBe('Fail');
+    expect(policy.spec.matchConditions[0]?.expression).toBe(
+      "request.userInfo.username == 'system:serviceaccount:karmada-system:kf-karmada-failover-member-probe'",
+    );
+    expect(find(objs, 'ValidatingAdmissionPolicyBinding')[0]?.spec).toEqual({
+      policyName: policy.metadata.name,
+      validationActions: ['Deny'],
+    });
+  });
+
+  it('passes every value as one argument, whatever it holds', async () => {
+    const odd = 'a b #c: d';
+    const objs = objects(
+      await render(
+        MEMBER,
+        ...MEMBER_VALUES,
+        `agent.cluster.provider=${odd}`,
+        `agent.cluster.region=${odd}`,
+        `karmadaKubeconfig.context=${odd}`,
+        `agent.extraArgs={--cluster-success-threshold=1m #x}`,
+        `probe.extraArgs={--stale-threshold=2m #y}`,
+      ),
+    );
+    const args = (component: string) =>
+      podSpecOf(workloads(objs).find((w) => w.metadata.name.endsWith(component))!).containers[0]!.args ?? [];
+    expect(args('agent')).toEqual(
+      expect.arrayContaining([
+        `--cluster-provider=${odd}`,
+        `--cluster-region=${odd}`,
+        `--karmada-context=${odd}`,
+        '--cluster-name=member1',
+        '--cluster-success-threshold=1m #x',
+      ]),
+    );
+    expect(args('probe')).toEqual(
+      expect.arrayContaining([`--karmada-context=${odd}`, '--stale-threshold=2m #y']),
+    );
+    const cp = objects(
+      await render(
+        CONTROLPLANE,
+        'karmadaKubeconfig.kubeconfig=apiVersion: v1',
+        'controller.extraArgs={--x=1 #z}',
+      ),
+    );
+    expect(podSpecOf(workloads(cp)[0]!).containers[0]!.args).toContain('--x=1 #z');
   });
 });
 
 describe('both charts', () => {
+  it.each([
+    ['agent', MEMBER, MEMBER_VALUES, 'agent'],
+    ['probe', MEMBER, MEMBER_VALUES, 'probe'],
+    ['controlplane', CONTROLPLANE, ['karmadaKubeconfig.kubeconfig=apiVersion: v1'], 'controller'],
+  ] as const)(
+    'let the %s bind /metrics and health to a chosen address',
+    async (component, chart, values, key) => {
+      const argsOf = async (...more: string[]) =>
+        podSpecOf(
+          workloads(objects(await render(chart, ...values, ...more))).find((w) =>
+            w.metadata.name.endsWith(component),
+          )!,
+        ).containers[0]!.args ?? [];
+      const defaults = await argsOf();
+      expect(defaults.filter((a) => a.includes('bind-address'))).toEqual([
+        '--metrics-bind-address=:8080',
+        expect.stringMatching(/^--health-probe-bind-address=:\d+$/),
+      ]);
+      const chosen = await argsOf(
+        `${key}.metricsBindAddress=127.0.0.1`,
+        `${key}.healthProbeBindAddress=::`,
+        `${key}.healthPort=9000`,
+      );
+      expect(chosen.filter((a) => a.includes('bind-address'))).toEqual([
+        '--metrics-bind-address=127.0.0.1:8080',
+        '--health-probe-bind-address=[::]:9000',
+      ]);
+    },
+  );
+
+  it.each([
+    ['member', 'clusterName=Member_1', '/clusterName'],
+    ['member', 'clusterName=m1 #x', '/clusterName'],
+    ['member', 'agent.replicas=two', '/agent/replicas'],
+    ['member', 'agent.clusterLeaseDuration=40', '/agent/clusterLeaseDuration'],
+    ['member', 'agent.concurrentWorkSyncs=0', '/agent/concurrentWorkSyncs'],
+    ['member', 'agent.reportSecrets={Kubeconfig}', '/agent/reportSecrets/0'],
+    ['member', 'agent.logLevel=verbose', '/agent/logLevel'],
+    ['member', 'agent.metricsPort=70000', '/agent/metricsPort'],
+    ['member', 'agent.metricsBindAddress=0.0.0.0:8080 x', '/agent/metricsBindAddress'],
+    ['member', 'agent.workloadRules[0].verbs={get,bind}', '/agent/workloadRules/0/verbs/1'],
+    ['member', 'agent.clusterNamespace=Karmada Cluster', '/agent/clusterNamespace'],
+    ['member', 'agent.metricsBindAdress=127.0.0.1', '/agent'],
+    ['member', 'probe.period=-5s', '/probe/period'],
+    ['member', 'probe.aggregation=majority', '/probe/aggregation'],
+    ['member', 'probe.failureQuorum=1.5', '/probe/failureQuorum'],
+    ['member', 'probe.lookupNames={bad name}', '/probe/lookupNames/0'],
+    ['member', 'image.pullPolicy=Sometimes', '/image'],
+    ['controlplane', 'controller.clusterMonitorGracePeriod=forever', '/controller/clusterMonitorGracePeriod'],
+    ['controlplane', 'controller.fleetGuard.pauseThreshold=2', '/controller/fleetGuard/pauseThreshold'],
+    ['controlplane', 'controller.resourceEvictionBurst=0', '/controller/resourceEvictionBurst'],
+    ['controlplane', 'controller.replicas=-1', '/controller/replicas'],
+    ['controlplane', 'controller.healthProbeBindAddress=a b', '/controller/healthProbeBindAddress'],
+    ['controlplane', 'rbac.subject.kind=Robot', '/rbac/subject/kind'],
+  ] as const)('refuse a bad value, naming it: %s --set %s', async (chart, value, path) => {
+    const base =
+      chart === 'member' ? MEMBER_VALUES.filter((v) => v.split('=')[0] !== value.split('=')[0]) : [];
+    const message = await render(chart === 'member' ? MEMBER : CONTROLPLANE, ...base, value).then(
+      () => 'rendered',
+      (e: unknown) => (e as Error).message,
+    );
+    expect(message).toContain("values don't meet the specifications of the schema");
+    expect(message).toContain(`at '${path}'`);
+  });
+
   it('run restricted pods', async () => {
     const all = [
       ...objects(await render(MEMBER, ...MEMBER_VALUES)),
@@ -325,6 +471,8 @@ describe('server-side dry run on a local federation', () => {
       'daemonset.apps/kf-karmada-failover-member-probe created (server dry run)',
       'poddisruptionbudget.policy/kf-karmada-failover-member-agent created (server dry run)',
       'role.rbac.authorization.k8s.io/kf-karmada-failover-member-probe created (server dry run)',
+      'validatingadmissionpolicy.admissionregistration.k8s.io/kf-karmada-failover-member-probe-own-node created (server dry run)',
+      'clusterrole.rbac.authorization.k8s.io/karmada-controller-manager:karmada-member1 created (server dry run)',
     ]) {
       expect(out).toContain(line);
     }

@@ -88,3 +88,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "kfm.clusterName" -}}
 {{- required "clusterName is required: the name of this member's Cluster in Karmada" .Values.clusterName }}
 {{- end }}
+
+{{/* A --*-bind-address value from (dict "host" .. "port" ..): an IPv6 host goes in brackets. */}}
+{{- define "kfm.bindAddress" -}}
+{{- if contains ":" (toString .host) }}
+{{- printf "[%s]:%v" .host .port }}
+{{- else }}
+{{- printf "%s:%v" (toString .host) .port }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,373 @@
+/**
+ * The member chart's identities as a member's API server sees them: everything the chart renders
+ * is applied to a member of a local federation, and the agent's and the probe's ServiceAccounts
+ * act with real tokens from the TokenRequest API (the probe's bound to one of its DaemonSet's
+ * pods, so to that pod's node). The agent cannot grant itself more than its role (no `bind`, no
+ * `escalate`, no RBAC writes) and still does what registration and Works need; the probe writes
+ * only its own Node's ServiceDomainNameResolutionReady condition.
+ */
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
+import { createLogger } from '@kf/runtime';
+import { eventually, startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
+import { CLUSTER_ROLE_RESOURCE, type Secret } from '../../agent/src/registration/credentials-plan.ts';
+import { ensureMemberCredentials } from '../../agent/src/registration/member-credentials.ts';
+import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
+import { NODE_CONDITION_TYPE, type NodeCondition } from '../../probe/src/health/node-condition.ts';
+import { memberNodeStore } from '../../probe/src/node/node-status.ts';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '../..');
+const CHART = join(root, 'charts/karmada-failover-member');
+const NS = 'karmada-system';
+const AGENT_SA = 'kf-karmada-failover-member-agent';
+const PROBE_SA = 'kf-karmada-failover-member-probe';
+/** The ClusterRole of every verb that --report-secrets=KubeCredentials hands to the control plane. */
+const CREDENTIALS_ROLE = 'karmada-controller-manager:karmada-member1';
+
+async function run(cmd: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await exec(cmd, args, { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+    return stdout + stderr;
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    throw new Error(`${cmd} ${args.join(' ')}:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
+  }
+}
+
+const resource = (group: string, plural: string, kind: string, namespaced: boolean): ResourceDescriptor => ({
+  group,
+  version: 'v1',
+  plural,
+  kind,
+  namespaced,
+});
+const NODES = resource('', 'nodes', 'Node', false);
+const PODS = resource('', 'pods', 'Pod', true);
+const DEPLOYMENTS = resource('apps', 'deployments', 'Deployment', true);
+const CLUSTER_ROLE_BINDINGS = resource(
+  'rbac.authorization.k8s.io',
+  'clusterrolebindings',
+  'ClusterRoleBinding',
+  false,
+);
+const ROLE_BINDINGS = resource('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', true);
+const ACCESS_REVIEWS = resource(
+  'authorization.k8s.io',
+  'selfsubjectaccessreviews',
+  'SelfSubjectAccessReview',
+  false,
+);
+const SUBJECT_REVIEWS = resource('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', false);
+
+interface NodeObject extends KubeObject {
+  readonly metadata?: KubeObject['metadata'] & { readonly labels?: Record<string, string> };
+  readonly status?: {
+    readonly allocatable?: Record<string, string>;
+    readonly conditions?: readonly NodeCondition[];
+  };
+}
+interface PodObject extends KubeObject {
+  readonly spec?: { readonly nodeName?: string; readonly serviceAccountName?: string };
+}
+interface AccessReview extends KubeObject {
+  readonly status?: { readonly allowed?: boolean };
+}
+interface SubjectReview extends KubeObject {
+  readonly status?: {
+    readonly userInfo?: { readonly username?: string; readonly extra?: Record<string, string[]> };
+  };
+}
+
+let fed: LocalFederation;
+let member: LocalCluster;
+let nodeA: string;
+let nodeB: string;
+/** Clients authenticated by a ServiceAccount token only. */
+let asAgent: KubeConfig;
+let asProbeOnA: KubeConfig;
+let asProbeUnbound: KubeConfig;
+
+const kubectl = (...args: string[]) => run(member.kubectlPath, member.kubectlArgs(...args));
+
+/** A TokenRequest for a ServiceAccount of the chart, bound to a pod when one is named. */
+async function token(serviceAccount: string, pod?: string): Promise<string> {
+  const bound = pod === undefined ? [] : ['--bound-object-kind=Pod', `--bound-object-name=${pod}`];
+  return (await kubectl('create', 'token', serviceAccount, '-n', NS, '--duration=1h', ...bound)).trim();
+}
+
+async function tokenKubeConfig(bearer: string): Promise<KubeConfig> {
+  const admin = member.kubeConfig().getCurrentCluster();
+  const ca = admin?.caData ?? Buffer.from(await readFile(admin?.caFile ?? '')).toString('base64');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: member.name, server: member.server, caData: ca }],
+    users: [{ name: 'token', token: bearer }],
+    contexts: [{ name: 'token', cluster: member.name, user: 'token' }],
+    currentContext: 'token',
+  });
+  return kc;
+}
+
+/** The HTTP status a call ends with (200 when it succeeds). */
+const status = (p: Promise<unknown>): Promise<number | undefined> =>
+  p.then(
+    () => 200,
+    (e: unknown) => (e instanceof KubeError ? e.status : undefined),
+  );
+
+/** `kubectl auth can-i`, asked by the identity itself (a SelfSubjectAccessReview). */
+async function can(
+  kc: KubeConfig,
+  verb: string,
+  what: { group?: string; resource: string; name?: string; namespace?: string },
+): Promise<boolean> {
+  const review = await new ResourceClient<AccessReview>(kc, ACCESS_REVIEWS).create({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes: { verb, ...what } },
+  } as AccessReview);
+  return review.status?.allowed === true;
+}
+
+const clusterRoleBinding = (name: string, role: string) => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRoleBinding',
+  metadata: { name },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+  subjects: [{ kind: 'ServiceAccount', name: AGENT_SA, namespace: NS }],
+});
+
+beforeAll(async () => {
+  fed = await startFederation({ members: 1, member: { nodes: 2 }, installCrds: false });
+  member = fed.members[0]!;
+  const helmDir = (await run('bash', [join(root, 'scripts/build-helm.sh')])).trim().split('\n').at(-1) ?? '';
+  const rendered = await run(join(helmDir, 'helm'), [
+    'template',
+    'kf',
+    CHART,
+    '--namespace',
+    NS,
+    '--kube-version',
+    '1.36.3',
+    '--set',
+    'clusterName=member1',
+    '--set',
+    'karmadaKubeconfig.kubeconfig=unused',
+  ]);
+  const file = join(fed.runDir, 'member-chart.yaml');
+  await writeFile(file, rendered);
+  await kubectl('create', 'namespace', NS);
+  await kubectl('apply', '-f', file);
+
+  // The probe's DaemonSet places a pod on every node; their tokens carry those nodes.
+  const pods = new ResourceClient<PodObject>(member.kubeConfig(), PODS);
+  let probePods: PodObject[] = [];
+  await eventually('a probe pod on each node', async () => {
+    probePods = (await pods.list({ namespace: NS })).items.filter(
+      (p) => p.spec?.serviceAccountName === PROBE_SA && (p.spec.nodeName ?? '') !== '',
+    );
+    return probePods.length === 2;
+  });
+  probePods.sort((a, b) => (a.spec?.nodeName ?? '').localeCompare(b.spec?.nodeName ?? ''));
+  nodeA = probePods[0]!.spec!.nodeName!;
+  nodeB = probePods[1]!.spec!.nodeName!;
+  asProbeOnA = await tokenKubeConfig(await token(PROBE_SA, probePods[0]!.metadata?.name));
+  asProbeUnbound = await tokenKubeConfig(await token(PROBE_SA));
+  asAgent = await tokenKubeConfig(await token(AGENT_SA));
+}, 180_000);
+
+afterAll(async () => {
+  await (fed as LocalFederation | undefined)?.destroy();
+});
+
+describe('the agent ServiceAccount', () => {
+  it('holds no wildcard, bind, escalate, impersonate or RBAC write', async () => {
+    const rbac = 'rbac.authorization.k8s.io';
+    for (const [verb, what] of [
+      ['*', { group: '*', resource: '*' }],
+      ['bind', { group: rbac, resource: 'clusterroles' }],
+      ['bind', { group: rbac, resource: 'clusterroles', name: CREDENTIALS_ROLE }],
+      ['bind', { group: rbac, resource: 'clusterroles', name: 'cluster-admin' }],
+      ['escalate', { group: rbac, resource: 'clusterroles' }],
+      ['create', { group: rbac, resource: 'clusterroles' }],
+      ['create', { group: rbac, resource: 'clusterrolebindings' }],
+      ['create', { group: rbac, resource: 'rolebindings', namespace: NS }],
+      ['update', { group: rbac, resource: 'clusterroles', name: CREDENTIALS_ROLE }],
+      ['impersonate', { resource: 'users' }],
+      ['create', { resource: 'serviceaccounts/token', namespace: NS }],
+    ] as const) {
+      expect(
+        await can(asAgent, verb, what),
+        `${verb} ${what.resource} ${'name' in what ? what.name : ''}`,
+      ).toBe(false);
+    }
+  });
+
+  it('does what registration with --report-secrets and its Works need', async () => {
+    const tokens = await ensureMemberCredentials({
+      member: asAgent,
+      names: credentialNames('member1', 'karmada-cluster'),
+      reported: { credentials: true, impersonator: true },
+      log: createLogger({ component: 'test', level: 'silent' }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    // The reported token is bound to the chart's role of every verb: the control plane gets it.
+    const asCredentials = await tokenKubeConfig(
+      Buffer.from(tokens.credentials?.token ?? '', 'base64').toString(),
+    );
+    expect(await can(asCredentials, '*', { group: '*', resource: '*' })).toBe(true);
+    expect(tokens.impersonator?.token).toBeTruthy();
+    // A Work's Deployment, applied as the agent applies it.
+    const deployments = new ResourceClient<KubeObject>(asAgent, DEPLOYMENTS);
+    const applied = await deployments.apply(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: { containers: [{ name: 'web', image: 'nginx' }] },
+          },
+        },
+      } as KubeObject,
+      { fieldManager: 'execution-controller' },
+    );
+    expect(applied.metadata?.uid).toBeTruthy();
+    await deployments.delete('default/web');
+  });
+
+  it('answers 403 when the agent binds cluster-admin, or the role it hands out, to itself', async () => {
+    // The role exists (the chart made it); the agent may read it, not bind it.
+    expect(
+      (await new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE).get(CREDENTIALS_ROLE)).metadata
+        ?.name,
+    ).toBe(CREDENTIALS_ROLE);
+    const bindings = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_BINDINGS);
+    const roleBindings = new ResourceClient<KubeObject>(asAgent, ROLE_BINDINGS);
+    const roles = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE);
+    for (const [what, attempt] of [
+      ['bind cluster-admin', () => bindings.create(clusterRoleBinding('agent-admin', 'cluster-admin'))],
+      [
+        'bind the credentials role',
+        () => bindings.create(clusterRoleBinding('agent-credentials', CREDENTIALS_ROLE)),
+      ],
+      [
+        'bind cluster-admin in its namespace',
+        () =>
+          roleBindings.create({
+            ...clusterRoleBinding('agent-admin', 'cluster-admin'),
+            kind: 'RoleBinding',
+            metadata: { name: 'agent-admin', namespace: NS },
+          }),
+      ],
+      [
+        'create a role of every verb',
+        () =>
+          roles.create({
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            metadata: { name: 'agent-everything' },
+            rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+          } as KubeObject),
+      ],
+      [
+        'change the credentials role',
+        () => roles.mergePatch(CREDENTIALS_ROLE, { metadata: { labels: { x: 'y' } } }),
+      ],
+    ] as const) {
+      expect(await status(attempt()), what).toBe(403);
+    }
+    expect(await can(asAgent, '*', { group: '*', resource: '*' })).toBe(false);
+    // What it does keep: reading the token it reports with KubeCredentials (see the chart README).
+    const secrets = new ResourceClient<Secret>(asAgent, resource('', 'secrets', 'Secret', true));
+    expect(await status(secrets.get('karmada-cluster/karmada-member1'))).toBe(200);
+  });
+});
+
+describe('the probe ServiceAccount', () => {
+  const condition = (status: 'True' | 'False'): NodeCondition => ({
+    type: NODE_CONDITION_TYPE,
+    status,
+    reason: status === 'True' ? 'ServiceDomainNameResolutionReady' : 'ServiceDomainNameResolutionFailed',
+    message: 'test',
+    lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  });
+  const adminNodes = () => new ResourceClient<NodeObject>(member.kubeConfig(), NODES);
+
+  it('carries its pod node in its token (authentication.kubernetes.io/node-name)', async () => {
+    const review = await new ResourceClient<SubjectReview>(asProbeOnA, SUBJECT_REVIEWS).create({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+    });
+    expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:${NS}:${PROBE_SA}`);
+    expect(review.status?.userInfo?.extra?.['authentication.kubernetes.io/node-name']).toEqual([nodeA]);
+  });
+
+  it('writes its own Node condition with its token, and 403 on another Node', async () => {
+    const onB = memberNodeStore(asProbeOnA, nodeB, 10_000);
+    // The policy is in force shortly after it is created.
+    await eventually(
+      'the admission policy is in force',
+      async () => (await status(onB.write(condition('False'), AbortSignal.timeout(10_000)))) === 403,
+    );
+    const kubeletConditions = (await adminNodes().get(nodeA)).status?.conditions?.filter(
+      (c) => c.type !== NODE_CONDITION_TYPE,
+    );
+    const written = await memberNodeStore(asProbeOnA, nodeA, 10_000).write(
+      condition('False'),
+      AbortSignal.timeout(10_000),
+    );
+    expect(written?.status).toBe('False');
+    const a = await adminNodes().get(nodeA);
+    expect(a.status?.conditions?.find((c) => c.type === NODE_CONDITION_TYPE)?.status).toBe('False');
+    expect(a.status?.conditions?.filter((c) => c.type !== NODE_CONDITION_TYPE)).toEqual(kubeletConditions);
+    const b = await adminNodes().get(nodeB);
+    expect(b.status?.conditions?.find((c) => c.type === NODE_CONDITION_TYPE)).toBeUndefined();
+  });
+
+  it('answers 403 to any other change of its own Node', async () => {
+    const asProbe = new ResourceClient<NodeObject>(asProbeOnA, NODES);
+    const before = await adminNodes().get(nodeA);
+    const ready = before.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready?.status).toBe('True');
+    for (const [what, patch] of [
+      ['allocatable pods 0', { status: { allocatable: { pods: '0' } } }],
+      ['capacity', { status: { capacity: { cpu: '1000' } } }],
+      // A merge patch replaces the whole list: the kubelet's conditions would go.
+      ['only its condition, as a merge patch', { status: { conditions: [condition('True')] } }],
+      ['a label', { metadata: { labels: { 'node-role.kubernetes.io/control-plane': '' } } }],
+      ['an annotation', { metadata: { annotations: { x: 'y' } } }],
+    ] as const) {
+      expect(await status(asProbe.patchStatus(nodeA, patch)), what).toBe(403);
+    }
+    const after = await adminNodes().get(nodeA);
+    expect(after.status?.allocatable).toEqual(before.status?.allocatable);
+    expect(after.metadata?.labels).toEqual(before.metadata?.labels);
+    // The kubelet's Ready condition, in the probe's own strategic merge patch: still 403.
+    const store = memberNodeStore(asProbeOnA, nodeA, 10_000);
+    const notReady = { ...condition('False'), type: 'Ready', reason: 'KubeletNotReady' };
+    expect(await status(store.write(notReady, AbortSignal.timeout(10_000)))).toBe(403);
+    expect((await adminNodes().get(nodeA)).status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe(
+      'True',
+    );
+  });
+
+  it('answers 403 when its token is bound to no node (fail closed)', async () => {
+    const err = await memberNodeStore(asProbeUnbound, nodeA, 10_000)
+      .write(condition('True'), AbortSignal.timeout(10_000))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeError);
+    expect((err as KubeError).status).toBe(403);
+    expect((err as KubeError).message).toMatch(/authentication.kubernetes.io\/node-name/);
+  });
+});
