@@ -8,9 +8,11 @@
 #
 #   docker build -t karmada-failover:0.1.0 .
 #
-# The base is node:24-bookworm-slim pinned by digest (Node 24.18.0 when pinned). To move it:
-#   docker buildx imagetools inspect node:24-bookworm-slim   # take the index digest
-ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
+# The base is Node on Debian bookworm slim, tagged with the exact Node version that development
+# and CI run (NODE_VERSION in scripts/lib.sh; test/packaging checks they match) and pinned by
+# digest. To move both:
+#   docker buildx imagetools inspect node:<version>-bookworm-slim   # take the index digest
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
 
 # --- build: the workspace with its dev dependencies (TypeScript runs as source; esbuild bundles).
 FROM ${NODE_IMAGE} AS build
@@ -40,10 +42,14 @@ RUN npm run build -w @kf/agent \
 # --- runtime: Node, tini and the three bundles; nothing else.
 FROM ${NODE_IMAGE} AS runtime
 # tini reaps zombies and forwards SIGTERM to node, which then stops its watches, releases its
-# leader Lease and flushes its logs within the grace period.
+# leader Lease and flushes its logs within the grace period. Pinned to bookworm's build, so that a
+# rebuild gets the same init. The bundles need no package manager: npm, npx, corepack and yarn
+# (and the vulnerabilities reported against them) leave the image.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tini \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get install -y --no-install-recommends tini=0.19.0-1+b3 \
+ && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /usr/local/lib/node_modules /opt/yarn-* \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build --chown=0:0 /src/agent/dist/agent.mjs /src/agent/dist/agent.mjs.map /src/agent/dist/agent.mjs.LEGAL.txt dist/

@@ -173,4 +173,39 @@ describe('agent condition set', () => {
       why,
     );
   });
+
+  it.each([
+    ['condition', 'set', '--cluster=Bad_Name', '--type=T', '--status=True', '--reason=R'],
+    ['condition', 'clear', '--cluster=Bad_Name', '--type=T'],
+    ['status', '--cluster=Bad_Name'],
+  ])(
+    'refuses a bad --cluster with a sentence saying why, before contacting anything: %s %s',
+    async (...argv) => {
+      const err: unknown = await program()
+        .cmd.parseAsync(argv, { from: 'user' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).message).toBe(
+        'invalid configuration: --cluster "Bad_Name" must be a DNS label: lower-case letters, digits and "-", starting and ending with a letter or digit',
+      );
+    },
+  );
+});
+
+describe('durations', () => {
+  it.each([
+    ['--cluster-lease-duration=700h'],
+    ['--cluster-status-update-frequency=700h'],
+    ['--cluster-cache-sync-timeout=600h'],
+  ])('refuses %s, longer than a timer can wait', async (arg) => {
+    const err: unknown = await run('--cluster-name=m', arg).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CommanderError);
+  });
+
+  it('names the maximum', async () => {
+    const err: unknown = await run('--cluster-name=m', '--cluster-lease-duration=700h').catch(
+      (e: unknown) => e,
+    );
+    expect((err as CommanderError).message).toContain('the maximum is 596h31m23.647s');
+  });
 });

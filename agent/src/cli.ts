@@ -11,6 +11,7 @@ import {
   addServingFlags,
   boolFlag,
   checkLeaderElectionTimings,
+  ConfigError,
   collectProblems,
   durationFlag,
   flag,
@@ -356,6 +357,15 @@ function parseConditionStatus(text: string): ConditionStatus {
   return s;
 }
 
+/**
+ * Throws a ConfigError (printed as one line, exit 2) when `--cluster` cannot name a Cluster, before
+ * the control plane is contacted.
+ */
+function checkClusterFlag(cluster: string): void {
+  const problem = clusterNameProblem(cluster);
+  if (problem !== undefined) throw new ConfigError([`--cluster "${cluster}" ${problem}`]);
+}
+
 function clusterFlag(): Option {
   return flag('--cluster <name>', 'the Cluster to act on').makeOptionMandatory();
 }
@@ -372,9 +382,8 @@ function buildConditionCommand(commands: AgentCommands): Command {
     )
     .addOption(flag('--reason <reason>', 'CamelCase reason').makeOptionMandatory())
     .addOption(flag('--message <message>', 'a sentence for humans').default(''))
-    .action(async (o: ConditionSetConfig & { cluster: string }) => {
-      const problem = clusterNameProblem(o.cluster);
-      if (problem !== undefined) throw new InvalidArgumentError(`--cluster ${problem}`);
+    .action(async (o: ConditionSetConfig) => {
+      checkClusterFlag(o.cluster);
       await commands.conditionSet(o);
     });
   const clear = karmadaFlags(new Command('clear'))
@@ -382,6 +391,7 @@ function buildConditionCommand(commands: AgentCommands): Command {
     .addOption(clusterFlag())
     .addOption(flag('--type <type>', 'condition type to remove').makeOptionMandatory())
     .action(async (o: ConditionClearConfig) => {
+      checkClusterFlag(o.cluster);
       await commands.conditionClear(o);
     });
   return new Command('condition')
@@ -396,6 +406,7 @@ export function buildAgentCommand(commands: AgentCommands): Command {
     .description("Prints a Cluster's conditions, taints and remedy actions.")
     .addOption(clusterFlag())
     .action(async (o: StatusConfig) => {
+      checkClusterFlag(o.cluster);
       await commands.status(o);
     });
   return new Command('agent')

@@ -1,3 +1,5 @@
+import { timerDelayMs } from '@kf/runtime';
+
 /** Waits for a promise, but not longer than a deadline, and not after an abort. */
 export async function withDeadline<T>(
   work: Promise<T>,
@@ -8,9 +10,10 @@ export async function withDeadline<T>(
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_resolve, reject) => {
+    // A deadline beyond a timer's range (about 24.8 days) would otherwise fire at once.
     timer = setTimeout(() => {
       reject(onTimeout());
-    }, timeoutMs);
+    }, timerDelayMs(timeoutMs));
     onAbort = () => {
       reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     };

@@ -5,10 +5,12 @@
  * (0 ok, 1 runtime failure, 2 bad flags or configuration).
  */
 import { CommanderError } from 'commander';
+import { renderAgentAccess } from '@kf/api';
 import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
 import { createAgent } from './app.ts';
 import { AGENT_VERSION, buildAgentCommand, throwInsteadOfExit } from './cli.ts';
 import { clusterStatus, conditionClear, conditionSet } from './commands/cluster-commands.ts';
+import { buildRbacCommand } from './commands/rbac-command.ts';
 
 async function main(argv: readonly string[]): Promise<number> {
   let log = createLogger({ component: 'agent' });
@@ -36,7 +38,11 @@ async function main(argv: readonly string[]): Promise<number> {
       status: async (c) => {
         process.stdout.write(await clusterStatus(c));
       },
-    }),
+    }).addCommand(
+      buildRbacCommand((c) => {
+        process.stdout.write(renderAgentAccess(c.clusterName));
+      }),
+    ),
   );
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -113,6 +113,54 @@ describe('controlplane run', () => {
     expect(err).toBeInstanceOf(CommanderError);
     expect(exitCodeFor(err)).toBe(2);
   });
+
+  it.each([
+    '--cluster-monitor-period=700h',
+    '--cluster-monitor-grace-period=700h',
+    '--graceful-eviction-timeout=1000h',
+    '--leader-elect-lease-duration=700h',
+  ])('refuses %s, longer than a timer can wait, naming the maximum', async (arg) => {
+    const err = await failure(arg);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect((err as CommanderError).message).toContain('is too long: the maximum is 596h31m23.647s');
+    expect(exitCodeFor(err)).toBe(2);
+  });
+});
+
+describe('explain <binding>', () => {
+  async function explainFailure(target: string): Promise<unknown> {
+    const cmd = buildControlPlaneCommand(
+      () => Promise.resolve(),
+      () => Promise.resolve(),
+    );
+    cmd.commands.forEach((c) => c.configureOutput({ writeErr: () => undefined, writeOut: () => undefined }));
+    return cmd.parseAsync(['explain', target], { from: 'user' }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+  }
+
+  it.each([
+    ['', '<binding> is empty'],
+    ['  ', '<binding> is empty'],
+    ['a/b/c', 'has more than one "/"'],
+    ['/web', '"" is not a namespace name'],
+    ['default/', '"" is not an object name'],
+    ['Default/web', '"Default" is not a namespace name'],
+    ['default/Web_1', '"Web_1" is not an object name'],
+  ])('refuses %j with a sentence and exit code 2', async (target, text) => {
+    const err = await explainFailure(target);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toContain(text);
+    expect(exitCodeFor(err)).toBe(2);
+  });
+
+  it.each(['default/web-deployment', 'nginx-clusterrole', 'kube-system/coredns.v1'])(
+    'accepts %j',
+    async (target) => {
+      expect(await explainFailure(target)).toBeUndefined();
+    },
+  );
 });
 
 describe('--controllers', () => {

@@ -390,6 +390,29 @@ export interface ExplainOptions {
   gracefulEvictionTimeout: number;
 }
 
+/** Object names: DNS subdomains (RFC 1123) of at most 253 characters, as the API server requires. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Namespaces: DNS labels of at most 63 characters. */
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** What is wrong with `explain`'s `<binding>` argument, or undefined when it can name a binding. */
+export function bindingTargetProblem(target: string): string | undefined {
+  const usage =
+    'namespace/name of a ResourceBinding or name of a ClusterResourceBinding (or of its template)';
+  if (target.trim() === '') return `<binding> is empty: give the ${usage}`;
+  const parts = target.split('/');
+  const [first = '', second] = parts;
+  if (parts.length > 2) return `<binding> "${target}" has more than one "/": give the ${usage}`;
+  if (second !== undefined && !NAMESPACE_NAME.test(first)) {
+    return `<binding> "${target}": "${first}" is not a namespace name (a DNS label)`;
+  }
+  const name = second ?? first;
+  if (name.length > 253 || !OBJECT_NAME.test(name)) {
+    return `<binding> "${target}": "${name}" is not an object name (lower-case letters, digits, "-" and ".")`;
+  }
+  return undefined;
+}
+
 /**
  * Validates `explain`'s flags. They are `run`'s flags of the same names (and read the same
  * environment variables), so that the verdicts match the running control plane's settings.
@@ -407,6 +430,8 @@ export function toExplainConfig(
       `--no-execute-taint-eviction-purge-mode must be Gracefully or Directly, got "${purgeMode}"`,
     );
     p.check(o.output === 'text' || o.output === 'json', `--output must be text or json, got "${o.output}"`);
+    const targetProblem = bindingTargetProblem(target);
+    if (targetProblem !== undefined) p.add(targetProblem);
     return {
       kubeconfig: o.kubeconfig,
       target,

@@ -6,8 +6,7 @@
  */
 import { CommanderError } from 'commander';
 import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
-import { loadKubeConfig } from '@kf/kube';
-import { createControlPlane, kubeconfigPath } from './app.ts';
+import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
 import { BindingNotFoundError, explain, type ExplainConfig } from './workload/explain/run.ts';
 
@@ -41,8 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
 /** `explain`: prints the report on stdout; an unknown binding is a bad argument (exit 2). */
 async function runExplain(config: ExplainConfig): Promise<void> {
-  const path = kubeconfigPath(config.kubeconfig);
-  const kc = loadKubeConfig(path === '' ? {} : { path });
+  const kc = loadControlPlaneKubeConfig(config.kubeconfig);
   try {
     const { explanation, text } = await explain(kc, config, Date.now());
     process.stdout.write(config.output === 'json' ? `${JSON.stringify(explanation, null, 2)}\n` : text);

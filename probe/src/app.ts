@@ -3,13 +3,13 @@ import { isIP } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, type Cluster } from '@kf/api';
 import {
-  KubeConfigError,
   LeaderElector,
   ResourceClient,
   WatchCache,
-  loadKubeConfig,
+  createWatchCacheMetrics,
+  loadKubeConfigs,
   serverOf,
-  type LoadKubeConfigOptions,
+  type WatchCacheMetrics,
 } from '@kf/kube';
 import {
   ConfigError,
@@ -26,6 +26,7 @@ import {
 import type { Registry } from 'prom-client';
 import type { ProbeConfig } from './cli.ts';
 import { clusterConditionController } from './controllers/cluster-condition/controller.ts';
+import { resolvConfFileProblem } from './dns/resolv-conf-file.ts';
 import { exchange, type Exchanger } from './dns/transport.ts';
 import { createProbeMetrics, type ProbeMetrics } from './metrics.ts';
 import { NODE_RESOURCE, type NodeObject } from './node/node-object.ts';
@@ -54,16 +55,18 @@ const API_TIMEOUT_MS = 10_000;
 /**
  * Wires the probe: the per-node DNS loop (every pod), the cluster aggregation (the elected pod,
  * or every pod with leader election off), leader election on a Lease in the member cluster and
- * the `/metrics`, `/healthz`, `/readyz` servers. Throws ConfigError for unusable kubeconfigs.
+ * the `/metrics`, `/healthz`, `/readyz` servers. Throws ConfigError for unusable kubeconfigs or
+ * resolv.conf.
  */
 export function createProbeApp(cfg: Readonly<ProbeConfig>, deps: ProbeDeps): ProbeApp {
   const log = deps.log;
   const clock = deps.clock ?? systemClock;
-  const { memberKc, karmadaKc } = kubeConfigs(cfg);
+  const { memberKc, karmadaKc } = checkedInputs(cfg);
   warnUnlessIp(log, 'member', memberKc);
   warnUnlessIp(log, 'control plane', karmadaKc);
   const metrics = createProbeMetrics(deps.registry);
   const controllerMetrics = createControllerMetrics(deps.registry);
+  const watchMetrics = createWatchCacheMetrics(deps.registry);
   const identity = `${cfg.nodeName}_${randomUUID().slice(0, 8)}`;
   const le = cfg.leaderElection;
   const manager = new Manager({
@@ -107,7 +110,9 @@ export function createProbeApp(cfg: Readonly<ProbeConfig>, deps: ProbeDeps): Pro
     metrics,
   });
   manager.add(prober);
-  manager.add(aggregationRunnable(cfg, { memberKc, karmadaKc, metrics, controllerMetrics, log, clock }));
+  manager.add(
+    aggregationRunnable(cfg, { memberKc, karmadaKc, metrics, controllerMetrics, watchMetrics, log, clock }),
+  );
   // A wedged loop is restarted; by the time this fires the leader counts the node Unknown anyway.
   manager.addHealthzCheck('dns-probe', prober.liveness(Math.max(3 * cfg.periodMs, 2 * cfg.staleThresholdMs)));
   manager.addReadyzCheck('node-condition', prober.readiness());
@@ -149,6 +154,8 @@ interface AggregationDeps {
   readonly karmadaKc: KubeConfig;
   readonly metrics: ProbeMetrics;
   readonly controllerMetrics: ControllerMetrics;
+  /** Shared by the caches of every term, so that restarts keep counting across terms. */
+  readonly watchMetrics: WatchCacheMetrics;
   readonly log: Logger;
   readonly clock: Clock;
 }
@@ -168,6 +175,7 @@ function aggregationRunnable(cfg: Readonly<ProbeConfig>, d: AggregationDeps): Ru
         resource: NODE_RESOURCE,
         log,
         clock: d.clock,
+        metrics: d.watchMetrics,
       });
       const clusters = new WatchCache<Cluster>({
         kubeConfig: d.karmadaKc,
@@ -175,6 +183,7 @@ function aggregationRunnable(cfg: Readonly<ProbeConfig>, d: AggregationDeps): Ru
         fieldSelector: `metadata.name=${cfg.clusterName}`,
         log,
         clock: d.clock,
+        metrics: d.watchMetrics,
       });
       const client = new ResourceClient<Cluster>(d.karmadaKc, clusterKind, { timeoutMs: API_TIMEOUT_MS });
       const spec = clusterConditionController({
@@ -199,22 +208,29 @@ function aggregationRunnable(cfg: Readonly<ProbeConfig>, d: AggregationDeps): Ru
   };
 }
 
-/** Both kubeconfigs; a ConfigError names every one that cannot be used. */
-function kubeConfigs(cfg: Readonly<ProbeConfig>): { memberKc: KubeConfig; karmadaKc: KubeConfig } {
+/**
+ * What the probe checks before it does anything: both kubeconfigs and resolv.conf. A ConfigError
+ * names every problem, so that the process exits 2 before its first lookup or write.
+ */
+function checkedInputs(cfg: Readonly<ProbeConfig>): { memberKc: KubeConfig; karmadaKc: KubeConfig } {
   const problems: string[] = [];
-  const load = (opts: LoadKubeConfigOptions, which: string): KubeConfig | undefined => {
-    try {
-      return loadKubeConfig(opts);
-    } catch (err: unknown) {
-      if (!(err instanceof KubeConfigError)) throw err;
-      problems.push(`${which} kubeconfig: ${err.message}`);
-      return undefined;
-    }
-  };
-  const memberKc = load({ path: cfg.kubeconfig }, 'member');
-  const karmadaKc = load({ path: cfg.karmadaKubeconfig, context: cfg.karmadaContext }, 'control plane');
-  if (memberKc === undefined || karmadaKc === undefined) throw new ConfigError(problems);
-  return { memberKc, karmadaKc };
+  let loaded: { member: KubeConfig; karmada: KubeConfig } | undefined;
+  try {
+    loaded = loadKubeConfigs({
+      member: { label: 'member', options: { path: cfg.kubeconfig } },
+      karmada: {
+        label: 'control plane',
+        options: { path: cfg.karmadaKubeconfig, context: cfg.karmadaContext },
+      },
+    });
+  } catch (err: unknown) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  const resolvConf = resolvConfFileProblem(cfg.resolvConf);
+  if (resolvConf !== undefined) problems.push(resolvConf);
+  if (loaded === undefined || problems.length > 0) throw new ConfigError(problems);
+  return { memberKc: loaded.member, karmadaKc: loaded.karmada };
 }
 
 /**

@@ -240,6 +240,9 @@ describe('buildProbeCommand', () => {
 
   it.each([
     ['--period=5', 'missing unit'],
+    ['--period=700h', 'duration "700h" is too long: the maximum is 596h31m23.647s'],
+    ['--coredns-failure-threshold=600h', 'the maximum is 596h31m23.647s'],
+    ['--dns-timeout=31s', 'duration "31s" is too long: the maximum is 30s'],
     ['--failure-quorum=1.5', 'not a ratio'],
     ['--nameserver-port=70000', 'not a port'],
     ['--record-type=MX', 'not A or AAAA'],

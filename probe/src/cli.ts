@@ -70,6 +70,8 @@ export const DEFAULTS = Object.freeze({
   healthProbeBindAddress: ':8081',
 });
 
+/** glibc's ceiling on resolv.conf's `timeout` (resolv.conf(5)); a longer try outlasts any verdict. */
+const MAX_DNS_TIMEOUT_MS = 30_000;
 /** Suffix upstream appends to `--leader-elect-resource-name` for its one detector. */
 const LEASE_NAME_SUFFIX = '-coredns-detector';
 const DETECTOR = 'coredns-detector';
@@ -171,9 +173,10 @@ export function buildProbeCommand(
         .default(DEFAULTS.nameserverPort),
     )
     .addOption(
-      flag('--dns-timeout <duration>', "per-try timeout (default: resolv.conf's, else 5s)").argParser(
-        (t: string) => parseGoDuration(t),
-      ),
+      flag(
+        '--dns-timeout <duration>',
+        "per-try timeout, at most 30s (default: resolv.conf's, else 5s)",
+      ).argParser((t: string) => parseGoDuration(t, MAX_DNS_TIMEOUT_MS)),
     )
     .addOption(
       flag('--dns-attempts <n>', "rounds over the name servers (default: resolv.conf's, else 2)").argParser(
@@ -259,8 +262,8 @@ export function buildProbeCommand(
     healthProbeBindAddress: DEFAULTS.healthProbeBindAddress,
     parseAddresses: true,
     help: {
-      metricsBindAddress: '/metrics on host:port, :port or 0 (off)',
-      healthProbeBindAddress: '/healthz and /readyz on host:port, :port or 0 (off)',
+      metricsBindAddress: '/metrics on host:port, :port (every interface) or 0 (off)',
+      healthProbeBindAddress: '/healthz and /readyz on host:port, :port (every interface) or 0 (off)',
       logLevel: 'trace, debug, info, warn, error, fatal or silent',
     },
   })

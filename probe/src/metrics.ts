@@ -22,6 +22,8 @@ export interface ProbeMetrics {
   readonly clusterNodes: Gauge<'verdict'>;
   /** 1 while this process leads (aggregates and writes the Cluster condition). */
   readonly isLeader: Gauge;
+  /** 0 while resolv.conf cannot be read or is not a resolv.conf (nothing is reported then), else 1. */
+  readonly resolvConfUsable: Gauge;
 }
 
 export function createProbeMetrics(registry: Registry): ProbeMetrics {
@@ -55,6 +57,10 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
       name: `${DEFAULT_METRIC_PREFIX}leader_election_is_leader`,
       help: '1 while this process holds the leader Lease, else 0.',
     }),
+    resolvConfUsable: makeGauge(registry, {
+      name: `${P}resolv_conf_usable`,
+      help: '0 while --resolv-conf cannot be read or is not a resolv.conf: the probe then reports nothing, else 1.',
+    }),
   };
   for (const result of LOOKUP_RESULT_KINDS) m.lookupSeconds.zero({ result });
   for (const status of ['True', 'False']) m.nodeVerdict.set({ status }, 0);
@@ -64,5 +70,6 @@ export function createProbeMetrics(registry: Registry): ProbeMetrics {
   }
   for (const verdict of ['True', 'False', 'Unknown']) m.clusterNodes.set({ verdict }, 0);
   m.isLeader.set(0);
+  m.resolvConfUsable.set(1);
   return m;
 }

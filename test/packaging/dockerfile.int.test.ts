@@ -1,5 +1,6 @@
 /**
- * The Dockerfile, checked without a Docker engine: the base is Node 24 slim pinned by digest, the
+ * The Dockerfile, checked without a Docker engine: the base is Node 24 slim pinned by digest and
+ * tagged with development's Node version, npm is gone from the runtime stage, tini is pinned, the
  * runtime stage runs as a numeric non-root user under tini, and every bundle it copies is what
  * `npm run build` of its workspace writes. The builds are run for real, and each bundle starts
  * (`--help`) from a folder with no node_modules, as it will in the image.
@@ -82,6 +83,29 @@ describe('Dockerfile', () => {
     expect(args.get('NODE_IMAGE')).toMatch(/^node:24(\.\d+)*-bookworm-slim@sha256:[0-9a-f]{64}$/);
     expect(stages.map((s) => s.name)).toEqual(['build', 'runtime']);
     for (const s of stages) expect(s.from).toBe('${NODE_IMAGE}');
+  });
+
+  it('runs the Node version development and CI run (NODE_VERSION of scripts/lib.sh)', async () => {
+    const lib = await readFile(join(root, 'scripts', 'lib.sh'), 'utf8');
+    const pinned = /^NODE_VERSION="(\d+\.\d+\.\d+)"$/m.exec(lib)?.[1];
+    expect(pinned, 'NODE_VERSION in scripts/lib.sh').toBeDefined();
+    const { args } = await dockerfile();
+    const tag = /^node:([\d.]+)-/.exec(args.get('NODE_IMAGE') ?? '')?.[1];
+    expect(tag, 'the base image is tagged with an exact Node version').toBe(pinned);
+  });
+
+  it('pins tini to a Debian package version and leaves no package manager in the runtime', async () => {
+    const runtime = (await dockerfile()).stages.at(-1)!;
+    const runs = runtime.instructions.filter((i) => i.op === 'RUN').map((i) => i.args);
+    const install = runs.find((r) => r.includes('apt-get install')) ?? '';
+    expect(install).toMatch(/\btini=\d[\w.+~:-]*/);
+    const removed = runs.flatMap((r) => (/\brm -rf\b/.test(r) ? r.split(' ') : []));
+    for (const path of ['/usr/local/lib/node_modules', '/usr/local/bin/npm', '/usr/local/bin/npx']) {
+      expect(removed, `the runtime stage removes ${path}`).toContain(path);
+    }
+    // Nothing after the removal runs npm again.
+    const last = runs.findLastIndex((r) => r.includes('/usr/local/bin/npm'));
+    expect(runs.slice(last + 1).filter((r) => /\bnpm\b|\bnpx\b/.test(r))).toEqual([]);
   });
 
   it('runs as a numeric non-root user with tini as init', async () => {

@@ -1,14 +1,19 @@
 /** The operator commands: set or clear a Cluster condition, print a Cluster's state. */
 import { clusterKind, removeCondition, setCondition, type Cluster, type ClusterStatus } from '@kf/api';
-import { ResourceClient, loadKubeConfig, updateWithRetry } from '@kf/kube';
+import { ResourceClient, loadKubeConfigs, updateWithRetry } from '@kf/kube';
 import type { ConditionClearConfig, ConditionSetConfig, KarmadaConnection, StatusConfig } from '../cli.ts';
 import { jsonEqual } from '../json-equal.ts';
 import { karmadaKubeconfigPath } from '../kubeconfig-path.ts';
 import { formatClusterStatus } from './status-table.ts';
 
 function clusters(c: KarmadaConnection): ResourceClient<Cluster> {
-  const kc = loadKubeConfig({ path: karmadaKubeconfigPath(c.karmadaKubeconfig), context: c.karmadaContext });
-  return new ResourceClient<Cluster>(kc, clusterKind);
+  const { karmada } = loadKubeConfigs({
+    karmada: {
+      label: 'control plane',
+      options: () => ({ path: karmadaKubeconfigPath(c.karmadaKubeconfig), context: c.karmadaContext }),
+    },
+  });
+  return new ResourceClient<Cluster>(karmada, clusterKind);
 }
 
 /** Read, change the status, PUT /status; on a conflict start again from a fresh read. */

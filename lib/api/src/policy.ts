@@ -103,6 +103,15 @@ export const purgeModes = {
   never: 'Never',
 } as const satisfies Record<string, PurgeMode>;
 
+/**
+ * A purge mode as written in a policy or binding, with an explicit empty string (`purgeMode: ""`,
+ * which Go clients write for an unset field) read as unset, like a missing field: callers then
+ * apply their default instead of taking `""` for a mode.
+ */
+export function givenPurgeMode<M extends PurgeMode>(mode: M | '' | undefined): M | undefined {
+  return mode === '' ? undefined : mode;
+}
+
 export interface StatePreservationRule {
   /** Label key the captured value is injected under. */
   readonly aliasLabelName: string;

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import {
   ApiextensionsV1Api,
   AppsV1Api,
@@ -17,7 +19,9 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { ConfigError } from '@kf/runtime';
 import { KubeTransport } from './transport.ts';
+import { mergeKubeConfigs } from './kubeconfig-merge.ts';
 
 /** Default deadline of one API call (client-node has none). */
 export const DEFAULT_API_TIMEOUT_MS = 30_000;
@@ -28,43 +32,89 @@ export class KubeConfigError extends Error {
 }
 
 export interface LoadKubeConfigOptions {
-  /** Path of a kubeconfig file; when undefined the in-cluster service account is used. */
-  readonly path?: string | undefined;
+  /**
+   * A kubeconfig file, or the files of a `$KUBECONFIG` list, merged as client-go merges them
+   * ({@link mergeKubeConfigs}; files of a list that do not exist are skipped, as client-go skips
+   * them). Undefined or empty: the pod's service account.
+   */
+  readonly path?: string | readonly string[] | undefined;
   /** Context to use instead of the file's current-context. */
   readonly context?: string | undefined;
 }
 
 /**
- * Loads one KubeConfig: from a file (optionally switching context) or, without a path, from
- * the pod's service account (client-node re-reads that token every 60 s).
+ * Loads one KubeConfig: from a file or a list of files (optionally switching context) or,
+ * without a path, from the pod's service account (client-node re-reads that token every 60 s).
+ * Throws {@link KubeConfigError} saying in one line what is wrong.
  */
 export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
-  const kc = new KubeConfig();
-  if (opts.path === undefined || opts.path === '') {
-    if (opts.context !== undefined) throw new KubeConfigError('a context needs a kubeconfig file');
-    if (process.env.KUBERNETES_SERVICE_HOST === undefined) {
-      throw new KubeConfigError(
-        'no kubeconfig given and not running in a cluster (KUBERNETES_SERVICE_HOST unset)',
-      );
-    }
-    kc.loadFromCluster();
-    return kc;
-  }
-  try {
-    kc.loadFromFile(opts.path);
-  } catch (err) {
-    throw new KubeConfigError(`cannot load kubeconfig ${opts.path}`, { cause: err });
-  }
+  const paths = typeof opts.path === 'string' ? [opts.path].filter((p) => p !== '') : [...(opts.path ?? [])];
+  if (paths.length === 0) return loadInCluster(opts.context);
+  const kc = loadFiles(paths, typeof opts.path !== 'string');
+  const named =
+    typeof opts.path === 'string' ? `kubeconfig ${opts.path}` : `kubeconfig ${paths.join(delimiter)}`;
   if (opts.context !== undefined && opts.context !== '') {
     if (kc.getContextObject(opts.context) === null) {
-      throw new KubeConfigError(`kubeconfig ${opts.path} has no context ${opts.context}`);
+      throw new KubeConfigError(`${named} has no context ${opts.context}`);
     }
     kc.setCurrentContext(opts.context);
   }
   if (kc.getCurrentCluster() === null) {
-    throw new KubeConfigError(`kubeconfig ${opts.path} names no cluster for its current context`);
+    throw new KubeConfigError(`${named} names no cluster for its current context`);
   }
   return kc;
+}
+
+function loadInCluster(context: string | undefined): KubeConfig {
+  if (context !== undefined && context !== '') {
+    throw new KubeConfigError(`context ${context} needs a kubeconfig file`);
+  }
+  if (process.env.KUBERNETES_SERVICE_HOST === undefined) {
+    throw new KubeConfigError(
+      'no kubeconfig given and not running in a cluster (KUBERNETES_SERVICE_HOST unset)',
+    );
+  }
+  const kc = new KubeConfig();
+  kc.loadFromCluster();
+  return kc;
+}
+
+/** One file as it is, or a `$KUBECONFIG` list merged (missing files of a list skipped). */
+function loadFiles(paths: readonly string[], list: boolean): KubeConfig {
+  const files: KubeConfig[] = [];
+  for (const path of paths) {
+    if (list && !existsSync(path)) continue;
+    files.push(loadFile(path));
+  }
+  if (files.length === 0) {
+    throw new KubeConfigError(`none of the kubeconfig files ${paths.join(delimiter)} exists`);
+  }
+  if (files.length === 1 && files[0] !== undefined) return files[0];
+  const kc = new KubeConfig();
+  const merged = mergeKubeConfigs(files);
+  kc.loadFromOptions({
+    clusters: merged.clusters,
+    users: merged.users,
+    contexts: merged.contexts,
+    currentContext: merged.currentContext,
+  });
+  return kc;
+}
+
+function loadFile(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (err) {
+    throw new KubeConfigError(`cannot load kubeconfig ${path}: ${firstLine(err)}`, { cause: err });
+  }
+  return kc;
+}
+
+/** The first line of an error's message (YAML errors add a snippet of the file below it). */
+function firstLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n', 1)[0]?.trim() ?? message;
 }
 
 /** The API server URL of the KubeConfig's current context. */
@@ -203,4 +253,35 @@ export function kubeClients(kc: KubeConfig, opts: { readonly timeoutMs?: number 
       return api(EventsV1Api);
     },
   };
+}
+
+/** One kubeconfig a process needs, with the name the operator knows it by. */
+export interface NeededKubeConfig {
+  /** How problems name it: `member`, `control plane`. */
+  readonly label: string;
+  /** Where to load it from; may throw {@link KubeConfigError} when no source applies. */
+  readonly options: LoadKubeConfigOptions | (() => LoadKubeConfigOptions);
+}
+
+/**
+ * Loads every kubeconfig a process needs before it does anything else. Throws one ConfigError
+ * naming each that cannot be used (`member kubeconfig: kubeconfig /x has no context y`), so that
+ * the process exits 2 with the list instead of failing later with a stack.
+ */
+export function loadKubeConfigs<K extends string>(
+  needed: Readonly<Record<K, NeededKubeConfig>>,
+): Record<K, KubeConfig> {
+  const problems: string[] = [];
+  const loaded: Partial<Record<K, KubeConfig>> = {};
+  for (const key of Object.keys(needed) as K[]) {
+    const { label, options } = needed[key];
+    try {
+      loaded[key] = loadKubeConfig(typeof options === 'function' ? options() : options);
+    } catch (err: unknown) {
+      if (!(err instanceof KubeConfigError)) throw err;
+      problems.push(`${label} kubeconfig: ${err.message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return loaded as Record<K, KubeConfig>;
 }

@@ -57,9 +57,19 @@ describe('parseGoDuration', () => {
     ['-5s', /must not be negative/],
     ['1h-5m', /unknown unit "h-"/],
     ['3000000h', /too large/],
+    ['700h', /too long: the maximum is 596h31m23.647s/],
+    ['2147483648ms', /too long/],
   ])('refuses %j', (text, why) => {
     expect(() => parseGoDuration(text)).toThrow(why);
     expect(() => parseGoDuration(text)).toThrow(InvalidArgumentError);
+  });
+
+  it('accepts up to the largest delay a Node timer keeps, or a smaller maximum', () => {
+    expect(parseGoDuration('596h31m23.647s')).toBe(2 ** 31 - 1);
+    expect(parseGoDuration('1h', 3_600_000)).toBe(3_600_000);
+    expect(() => parseGoDuration('61m', 3_600_000)).toThrow(
+      'duration "61m" is too long: the maximum is 1h0m0s',
+    );
   });
 
   it('names the input and gives examples in its error', () => {
@@ -90,7 +100,7 @@ describe('formatDuration', () => {
 
   it('round-trips through parseGoDuration for whole milliseconds', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10 * 365 * 86_400_000 }), (ms) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (ms) => {
         expect(parseGoDuration(formatDuration(ms))).toBe(ms);
       }),
     );
@@ -192,6 +202,18 @@ describe('flag', () => {
     expect(() => parse(['--detect-success-threshold', '5 seconds'])).toThrow(
       /option '--detect-success-threshold <duration>' argument '5 seconds' is invalid/,
     );
+  });
+
+  it('refuses a duration above its maximum, saying what the maximum is', () => {
+    expect(() => parse(['--detect-success-threshold', '700h'])).toThrow(
+      /argument '700h' is invalid\. duration "700h" is too long: the maximum is 596h31m23\.647s/,
+    );
+    const capped = new Command('x')
+      .exitOverride()
+      .configureOutput({ writeErr: () => undefined })
+      .addOption(durationFlag('--period <d>', 'period', 5_000, { maxMs: 3_600_000 }));
+    expect(() => capped.parse(['--period', '2h'], { from: 'user' })).toThrow(/the maximum is 1h0m0s/);
+    expect(capped.parse(['--period', '1h'], { from: 'user' }).opts()).toEqual({ period: 3_600_000 });
   });
 });
 

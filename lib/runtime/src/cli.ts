@@ -1,6 +1,7 @@
 import { CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from './errors.ts';
 import type { LogLevel } from './logger.ts';
+import { MAX_TIMER_DELAY_MS } from './timer-delay.ts';
 
 /** Default prefix of the environment variables that back flags. */
 export const DEFAULT_ENV_PREFIX = 'KF_';
@@ -24,18 +25,27 @@ export function flag(flags: string, description: string, envPrefix = DEFAULT_ENV
   return new Option(flags, description).env(envVarName(long, envPrefix));
 }
 
+/** How {@link durationFlag} bounds and names one duration flag. */
+export interface DurationFlagOptions {
+  /** Largest accepted value (default and ceiling: {@link MAX_TIMER_DELAY_MS}). */
+  readonly maxMs?: number;
+  readonly envPrefix?: string;
+}
+
 /**
  * A {@link flag} taking a Go duration (`10s`, `1m30s`), parsed to ms, with `defaultMs` shown in
- * help the way Karmada shows it (`40s`, `5m0s`).
+ * help the way Karmada shows it (`40s`, `5m0s`). Values above `maxMs` are refused with a message
+ * that states the maximum.
  */
 export function durationFlag(
   flags: string,
   description: string,
   defaultMs: number,
-  envPrefix = DEFAULT_ENV_PREFIX,
+  options: DurationFlagOptions = {},
 ): Option {
-  return flag(flags, description, envPrefix)
-    .argParser((text: string) => parseGoDuration(text))
+  const maxMs = Math.min(options.maxMs ?? MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS);
+  return flag(flags, description, options.envPrefix)
+    .argParser((text: string) => parseGoDuration(text, maxMs))
     .default(defaultMs, formatDuration(defaultMs));
 }
 
@@ -80,17 +90,23 @@ const MAX_NS = 2 ** 63;
 /**
  * Parses a Go `time.Duration` string (`300ms`, `1.5h`, `2h45m`, `1m30s`, `0`; units ns, us, µs,
  * ms, s, m, h) to milliseconds, rounded to the nearest ms (`1us` → 0, `1500us` → 2). Negative
- * durations are refused, since no flag of ours means anything by them. Throws
- * `InvalidArgumentError` (a commander error, so the CLI reports it against the flag).
+ * durations are refused, since no flag of ours means anything by them, and so are durations above
+ * `maxMs`: by default Node's timer limit ({@link MAX_TIMER_DELAY_MS}, about 24.8 days), beyond
+ * which a timer fires at once instead of late. Throws `InvalidArgumentError` (a commander error,
+ * so the CLI reports it against the flag).
  */
-export function parseGoDuration(text: string): number {
+export function parseGoDuration(text: string, maxMs: number = MAX_TIMER_DELAY_MS): number {
   const sign = /^[-+]/.exec(text)?.[0];
   const body = sign === undefined ? text : text.slice(1);
   if (body === '0') return 0; // the one unitless value Go accepts
   const ns = sumComponents(body, text);
   if (ns >= MAX_NS) throw invalidDuration(text, 'too large');
   if (sign === '-' && ns > 0) throw invalidDuration(text, 'must not be negative');
-  return Math.round(ns / 1e6);
+  const ms = Math.round(ns / 1e6);
+  if (ms > maxMs) {
+    throw new InvalidArgumentError(`duration "${text}" is too long: the maximum is ${formatDuration(maxMs)}`);
+  }
+  return ms;
 }
 
 /** Nanoseconds in `body`, a sequence of `<decimal><unit>` components. */

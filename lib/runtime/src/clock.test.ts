@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_TIMER_DELAY_MS } from './timer-delay.ts';
 import { systemClock } from './clock.ts';
 
 describe('systemClock', () => {
@@ -24,5 +25,27 @@ describe('systemClock', () => {
     const sleeping = systemClock.sleep(60_000, stop.signal);
     stop.abort();
     await expect(sleeping).rejects.toThrow();
+  });
+
+  it("waits out a delay beyond a Node timer's range instead of firing at once", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    const stop = new AbortController();
+    try {
+      let done = false;
+      const sleeping = systemClock.sleep(MAX_TIMER_DELAY_MS + 60_000, stop.signal).then(() => {
+        done = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(done).toBe(false);
+      stop.abort();
+      await sleeping.catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      stop.abort();
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { MAX_TIMER_DELAY_MS, timerDelayMs } from './timer-delay.ts';
+
 /** Time as the rest of the code sees it: injected so that tests can drive it. */
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (for timestamps written to the API). */
@@ -17,14 +19,24 @@ export const systemClock: Clock = {
         reject(abortReason(signal));
         return;
       }
+      // A delay beyond a Node timer's range is slept in slices, so that it ends late, not at once.
+      const untilMs = performance.now() + ms;
+      let timer: NodeJS.Timeout | undefined;
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortReason(signal));
       };
-      const timer = setTimeout(() => {
+      const arm = (leftMs: number): void => {
+        const rearm = (): void => {
+          arm(untilMs - performance.now());
+        };
+        timer = setTimeout(leftMs > MAX_TIMER_DELAY_MS ? rearm : done, timerDelayMs(leftMs));
+      };
+      const done = (): void => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, ms);
+      };
+      arm(ms);
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -59,6 +59,8 @@ describe('outcomes', () => {
     [0, 0],
     [-20, 0],
     [0.5, 0.5],
+    [2 ** 31 - 1, 2 ** 31 - 1],
+    [700 * 3_600_000, 2 ** 31 - 1], // 700h: beyond a Node timer's range
   ])('recheckIn(%d) asks for a recheck after %d ms', (ms, expected) => {
     expect(recheckIn(ms).recheckInMs).toBe(expected);
   });

@@ -1,4 +1,5 @@
 import type { Logger } from './logger.ts';
+import { timerDelayMs } from './timer-delay.ts';
 
 /**
  * The controller contract. A controller maps changes to keys (`name` or `namespace/name`) and
@@ -56,13 +57,14 @@ export function converged(): Outcome {
 }
 
 /**
- * Reconcile the key again after `ms` (a deadline already passed gives 0: at once). Earlier
- * requests for the same key win over later ones. Throws a RangeError for NaN or infinite delays,
- * which are bugs in the caller's arithmetic.
+ * Reconcile the key again after `ms` (a deadline already passed gives 0: at once; one beyond a
+ * timer's range, about 24.8 days, is shortened to it: an early recheck only finds nothing due
+ * yet). Earlier requests for the same key win over later ones. Throws a RangeError for NaN or
+ * infinite delays, which are bugs in the caller's arithmetic.
  */
 export function recheckIn(ms: number): Outcome {
   if (!Number.isFinite(ms)) throw new RangeError(`recheckIn needs a finite delay, got ${ms}`);
-  return Object.freeze({ recheckInMs: Math.max(0, ms) });
+  return Object.freeze({ recheckInMs: timerDelayMs(ms) });
 }
 
 /**

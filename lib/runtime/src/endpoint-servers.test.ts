@@ -1,6 +1,13 @@
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEndpointServers, type EndpointServersOptions } from './endpoint-servers.ts';
+import {
+  formatBindAddress,
+  listenProblem,
+  startEndpointServers,
+  type EndpointServersOptions,
+} from './endpoint-servers.ts';
+import { ConfigError } from './errors.ts';
+import { exitCodeFor } from './cli.ts';
 import { HealthChecks } from './health.ts';
 import { startHttpServer, type HttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
@@ -101,6 +108,53 @@ describe('startEndpointServers', () => {
     const again = await startHttpServer({ host: '127.0.0.1', port: metricsPort, log });
     started.push(again);
     expect(again.port).toBe(metricsPort);
+  });
+
+  it.each([
+    ['the metrics address', 'metricsAt', '--metrics-bind-address'],
+    ['the health address', 'healthAt', '--health-probe-bind-address'],
+  ] as const)(
+    'reports %s in use as a configuration problem naming the flag (exit 2)',
+    async (_n, key, flag) => {
+      const taken = await startHttpServer({ host: '127.0.0.1', port: 0, log });
+      started.push(taken);
+      const err: unknown = await start({ [key]: { host: '127.0.0.1', port: taken.port } }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems).toEqual([
+        `${flag} 127.0.0.1:${taken.port}: the address is already in use (EADDRINUSE)`,
+      ]);
+      expect(exitCodeFor(err)).toBe(2);
+    },
+  );
+
+  it.each([
+    [
+      { code: 'EADDRINUSE' },
+      { port: 8080 },
+      '--metrics-bind-address :8080: the address is already in use (EADDRINUSE)',
+    ],
+    [
+      { code: 'EADDRNOTAVAIL' },
+      { host: '10.9.9.9', port: 1 },
+      '--metrics-bind-address 10.9.9.9:1: no interface of this host has that address (EADDRNOTAVAIL)',
+    ],
+    [
+      { code: 'EACCES' },
+      { host: '::1', port: 80 },
+      '--metrics-bind-address [::1]:80: not allowed to listen there (a port below 1024 needs privileges) (EACCES)',
+    ],
+    [{ code: 'EMFILE' }, { port: 8080 }, undefined],
+    [new Error('boom'), { port: 8080 }, undefined],
+  ])('listenProblem(%j, %j)', (err, at, expected) => {
+    expect(listenProblem(err, at, '--metrics-bind-address')).toBe(expected);
+  });
+
+  it('formats addresses in the flag syntax', () => {
+    expect(formatBindAddress({ port: 1 })).toBe(':1');
+    expect(formatBindAddress({ host: '0.0.0.0', port: 2 })).toBe('0.0.0.0:2');
+    expect(formatBindAddress({ host: '::', port: 3 })).toBe('[::]:3');
   });
 
   it('closes its servers when the signal aborts', async () => {

@@ -20,9 +20,11 @@ export {
   parseLogLevel,
   parsePositiveInt,
   parseRatio,
+  type DurationFlagOptions,
   type Problems,
 } from './cli.ts';
 export { systemClock, type Clock } from './clock.ts';
+export { MAX_TIMER_DELAY_MS, timerDelayMs } from './timer-delay.ts';
 export { whenAborted } from './abort.ts';
 export {
   DEFAULT_RESYNC_PERIOD_MS,

@@ -133,8 +133,8 @@ describe('serving flags', () => {
   it('keep the addresses as text by default, quoted in help, for servingConfigOf to parse', () => {
     const cmd = program(AGENT);
     expect(optionLines(cmd)).toEqual([
-      '--metrics-bind-address <addr>  address of /metrics (0 disables) (default: ":8080", env: KF_METRICS_BIND_ADDRESS)',
-      '--health-probe-bind-address <addr>  address of /healthz and /readyz (0 disables) (default: ":10357", env: KF_HEALTH_PROBE_BIND_ADDRESS)',
+      '--metrics-bind-address <addr>  address of /metrics: host:port, or :port for every interface (0 disables) (default: ":8080", env: KF_METRICS_BIND_ADDRESS)',
+      '--health-probe-bind-address <addr>  address of /healthz and /readyz: host:port, or :port for every interface (0 disables) (default: ":10357", env: KF_HEALTH_PROBE_BIND_ADDRESS)',
       '--log-level <level>  trace, debug, info, warn, error (default: "info", env: KF_LOG_LEVEL)',
     ]);
     vi.stubEnv('KF_LOG_LEVEL', 'DEBUG');
@@ -177,7 +177,7 @@ describe('serving flags', () => {
     });
     expect(optionLines(cmd)).toEqual([
       '--metrics-bind-address <addr>  /metrics on host:port, :port or 0 (off) (default: :8080, env: KF_METRICS_BIND_ADDRESS)',
-      '--health-probe-bind-address <addr>  address of /healthz and /readyz (0 disables) (default: :8081, env: KF_HEALTH_PROBE_BIND_ADDRESS)',
+      '--health-probe-bind-address <addr>  address of /healthz and /readyz: host:port, or :port for every interface (0 disables) (default: :8081, env: KF_HEALTH_PROBE_BIND_ADDRESS)',
       '--log-level <level>  trace, debug, info, warn, error, fatal or silent (default: "info", env: KF_LOG_LEVEL)',
     ]);
     expect(cmd.parse(['--health-probe-bind-address=[::1]:9001'], { from: 'user' }).opts()).toEqual({

@@ -52,7 +52,7 @@ export function addLeaderElectionTimingFlags(
         '--leader-elect-lease-duration <duration>',
         help.leaseDuration ?? 'how long followers wait before taking over',
         d.leaseDurationMs,
-        envPrefix,
+        { envPrefix },
       ),
     )
     .addOption(
@@ -60,7 +60,7 @@ export function addLeaderElectionTimingFlags(
         '--leader-elect-renew-deadline <duration>',
         help.renewDeadline ?? 'a leader that cannot renew for this long stops leading',
         d.renewDeadlineMs,
-        envPrefix,
+        { envPrefix },
       ),
     )
     .addOption(
@@ -68,7 +68,7 @@ export function addLeaderElectionTimingFlags(
         '--leader-elect-retry-period <duration>',
         help.retryPeriod ?? 'pause between election attempts',
         d.retryPeriodMs,
-        envPrefix,
+        { envPrefix },
       ),
     );
 }
@@ -147,14 +147,16 @@ export function addServingFlags(cmd: Command, options: ServingFlagsOptions): Com
     .addOption(
       address(
         '--metrics-bind-address <addr>',
-        help.metricsBindAddress ?? 'address of /metrics (0 disables)',
+        help.metricsBindAddress ??
+          'address of /metrics: host:port, or :port for every interface (0 disables)',
         options.metricsBindAddress,
       ),
     )
     .addOption(
       address(
         '--health-probe-bind-address <addr>',
-        help.healthProbeBindAddress ?? 'address of /healthz and /readyz (0 disables)',
+        help.healthProbeBindAddress ??
+          'address of /healthz and /readyz: host:port, or :port for every interface (0 disables)',
         options.healthProbeBindAddress,
       ),
     )

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import { systemClock } from './clock.ts';
 import { ManualClock } from './manual-clock.ts';
+import { MAX_TIMER_DELAY_MS } from './timer-delay.ts';
 import { WorkQueue, type WorkQueueMetrics } from './work-queue.ts';
 
 /** Settles pending continuations, then reports whether `p` has resolved. */
@@ -394,5 +396,24 @@ describe('WorkQueue', () => {
       q.shutDown();
       await Promise.all(workers);
     });
+  });
+});
+
+describe('WorkQueue on the system clock', () => {
+  it("keeps a key added after more than a timer's range waiting, without spinning", async () => {
+    let armed = 0;
+    const clock = {
+      ...systemClock,
+      sleep: (ms: number, signal?: AbortSignal) => {
+        armed++;
+        return systemClock.sleep(ms, signal);
+      },
+    };
+    const q = new WorkQueue({ clock });
+    q.addAfter('far', MAX_TIMER_DELAY_MS + 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(q.len()).toBe(0);
+    expect(armed).toBe(1); // one timer, not one re-armed every millisecond
+    q.shutDown();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RESOLV_CONF_DEFAULTS, parseResolvConf, type ResolvConf } from './resolv-conf.ts';
+import { RESOLV_CONF_DEFAULTS, parseResolvConf, resolvConfProblem, type ResolvConf } from './resolv-conf.ts';
 
 const POD_RESOLV_CONF = `search default.svc.cluster.local svc.cluster.local cluster.local
 nameserver 10.96.0.10
@@ -91,5 +91,31 @@ describe('parseResolvConf', () => {
     ],
   ])('%s', (_name, text, expected) => {
     expect(parseResolvConf(text)).toEqual({ ...RESOLV_CONF_DEFAULTS, ...expected });
+  });
+});
+
+describe('resolvConfProblem', () => {
+  it.each([
+    [
+      "a pod's resolv.conf",
+      'nameserver 10.96.0.10\nsearch default.svc.cluster.local svc.cluster.local\noptions ndots:5\n',
+      undefined,
+    ],
+    ['an empty file (glibc asks 127.0.0.1)', '', undefined],
+    ['comments only', '# generated\n; nothing else\n', undefined],
+    ['options alone', 'options timeout:1\n', undefined],
+    ['one good name server among bad ones', 'nameserver dns.local\nnameserver 10.0.0.1\n', undefined],
+    ['an IPv6 name server with a zone', 'nameserver fe80::1%eth0\n', undefined],
+    ['unknown lines beside known ones', 'frobnicate yes\nnameserver 10.0.0.1\n', undefined],
+    ['binary data', '\u0000\u0001ELF\u0002', 'is not a text file'],
+    ['bytes that are not UTF-8', 'nameserver 10.0.0.1\n\uFFFD\uFFFD', 'is not a text file'],
+    [
+      'some other file',
+      'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n',
+      'has no resolv.conf line (nameserver, search, domain, options)',
+    ],
+    ['name servers by name only', 'nameserver dns.local\nnameserver\n', 'names no name server by IP address'],
+  ])('%s', (_name, text, expected) => {
+    expect(resolvConfProblem(text)).toBe(expected);
   });
 });

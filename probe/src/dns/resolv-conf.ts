@@ -132,3 +132,31 @@ function domains(args: readonly string[]): string[] {
 function isNameserverAddress(address: string): boolean {
   return isIP(address.replace(/%[^%]+$/, '')) !== 0;
 }
+
+/** Keywords glibc's resolver reads from resolv.conf (resolv.conf(5)). */
+const KEYWORDS = new Set(['nameserver', 'domain', 'search', 'options', 'sortlist', 'lookup', 'family']);
+
+/**
+ * Why `text` cannot be the resolv.conf a pod resolves with, or undefined when it can. glibc makes
+ * do with anything ({@link parseResolvConf} does too), but a file that is binary, that has lines
+ * none of which is a resolv.conf line, or whose `nameserver` lines name no address means the
+ * probe was pointed at the wrong file: lookups through 127.0.0.1 would then fail, and reporting
+ * that as a DNS failure could steer traffic away from a healthy cluster. An empty file (or one of
+ * comments) is fine: glibc asks 127.0.0.1, and so does the probe.
+ */
+export function resolvConfProblem(text: string): string | undefined {
+  if (text.includes('\u0000') || text.includes('\uFFFD')) return 'is not a text file';
+  const lines = text
+    .split(/\r?\n/)
+    .map((raw) => raw.replace(/[#;].*$/, '').trim())
+    .filter((line) => line !== '');
+  const keywords = lines.map((line) => line.split(/\s+/, 1)[0] ?? '');
+  if (lines.length > 0 && !keywords.some((k) => KEYWORDS.has(k))) {
+    return 'has no resolv.conf line (nameserver, search, domain, options)';
+  }
+  const servers = lines
+    .filter((_line, i) => keywords[i] === 'nameserver')
+    .map((l) => l.split(/\s+/)[1] ?? '');
+  if (servers.length > 0 && !servers.some(isNameserverAddress)) return 'names no name server by IP address';
+  return undefined;
+}

@@ -235,16 +235,42 @@ describe('NodeProber', () => {
     expect(Object.fromEntries(values)).toEqual({ success: 1, conflict: 0, error: 1 });
   });
 
-  it('counts an unreadable resolv.conf as a failure', async () => {
-    const h = harness({ ...CONFIG, hold: { toFalseMs: 0, toTrueMs: 0 } });
-    await h.run();
-    h.resolvConf = Object.assign(new Error('no such file'), { code: 'ENOENT' });
-    await h.advance(5_000);
-    expect(h.writes.at(-1)?.condition).toMatchObject({
-      status: 'False',
-      message: 'cannot read /etc/resolv.conf: ENOENT',
-    });
-  });
+  it.each([
+    [
+      'becomes a directory',
+      Object.assign(new Error('illegal operation on a directory'), { code: 'EISDIR' }),
+      '--resolv-conf /etc/resolv.conf is a directory, not a file (EISDIR)',
+    ],
+    [
+      'disappears',
+      Object.assign(new Error('no such file'), { code: 'ENOENT' }),
+      '--resolv-conf /etc/resolv.conf does not exist (ENOENT)',
+    ],
+    [
+      'turns into another file',
+      'root:x:0:0:root:/root:/bin/bash\n',
+      '--resolv-conf /etc/resolv.conf has no resolv.conf line (nameserver, search, domain, options)',
+    ],
+  ])(
+    'reports nothing new when resolv.conf %s: a configuration error is not a DNS failure',
+    async (_name, bad, problem) => {
+      const h = harness({ ...CONFIG, hold: { toFalseMs: 0, toTrueMs: 0 } });
+      await h.run();
+      const before = h.writes.length;
+      h.resolvConf = bad;
+      for (let i = 0; i < 30; i++) await h.advance(5_000); // well past the heartbeat interval
+      expect(h.writes.length).toBe(before); // no False, and no heartbeat keeping True fresh
+      expect(h.onNode?.status).toBe('True');
+      expect(() => h.prober.readiness()()).toThrow(problem);
+      expect(() => h.prober.liveness(10_000)()).not.toThrow();
+      expect((await h.metrics.resolvConfUsable.get()).values[0]?.value).toBe(0);
+      h.resolvConf = RESOLV_CONF;
+      await h.advance(5_000);
+      expect(() => h.prober.readiness()()).not.toThrow();
+      expect((await h.metrics.resolvConfUsable.get()).values[0]?.value).toBe(1);
+      expect(h.writes.at(-1)?.condition.status).toBe('True');
+    },
+  );
 
   it('reports the verdict in the node_verdict gauge', async () => {
     const h = harness({ ...CONFIG, hold: { toFalseMs: 0, toTrueMs: 0 } });

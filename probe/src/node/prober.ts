@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { parseTime } from '@kf/api';
 import { toKubeError } from '@kf/kube';
 import type { Clock, HealthCheck, Logger, Runnable } from '@kf/runtime';
 import type { RecordType } from '../dns/message.ts';
+import { readResolvConf } from '../dns/resolv-conf-file.ts';
 import { parseResolvConf, type ResolvConf } from '../dns/resolv-conf.ts';
 import { lookup, type LookupResult } from '../dns/resolver.ts';
 import type { Exchanger } from '../dns/transport.ts';
@@ -53,6 +53,11 @@ interface Observation {
   readonly message: string;
 }
 
+/** A round that could not look anything up: resolv.conf is unreadable or not a resolv.conf. */
+interface Unusable {
+  readonly problem: string;
+}
+
 /**
  * The per-node loop every probe pod runs, leader or not. Each round it resolves the configured
  * names as a pod's stub resolver would (re-reading resolv.conf), folds the outcome into the
@@ -74,6 +79,8 @@ export class NodeProber implements Runnable {
   private lastRoundAtMs: number | undefined;
   private startedAtMs: number | undefined;
   private writeFailing = false;
+  /** Why the last round could not look anything up (resolv.conf unusable); undefined: it could. */
+  private configProblem: string | undefined;
   private rotation = 0;
 
   constructor(deps: ProberDeps) {
@@ -112,9 +119,13 @@ export class NodeProber implements Runnable {
     };
   }
 
-  /** Ready once a round finished and the node condition is written (or nothing was due). */
+  /**
+   * Ready once a round finished and the node condition is written (or nothing was due), and while
+   * resolv.conf can be used.
+   */
   readiness(): HealthCheck {
     return () => {
+      if (this.configProblem !== undefined) throw new Error(this.configProblem);
       if (this.lastRoundAtMs === undefined) throw new Error('no probe round finished yet');
       if (this.published === undefined) throw new Error('the Node could not be read yet');
       if (this.writeFailing) throw new Error('writing the Node condition fails');
@@ -122,26 +133,54 @@ export class NodeProber implements Runnable {
   }
 
   private async round(signal: AbortSignal): Promise<void> {
-    const { clock, config, metrics } = this.deps;
+    const { clock } = this.deps;
     // Before the first observation, so that a verdict found on the Node can seed the state; later
     // retries come after the lookups, so that a slow API server never delays an observation.
     if (this.published === undefined && this.state === undefined) await this.load(signal);
     const obs = await this.observeNames(signal);
     const observedAtMs = clock.monotonic();
     if (signal.aborted) return;
+    if (this.noteConfigProblem(obs) || !('seen' in obs)) {
+      this.lastRoundAtMs = clock.monotonic(); // the loop is alive; only its input is wrong
+      return;
+    }
     if (this.published === undefined && this.state !== undefined) await this.load(signal);
+    const reported = this.fold(obs, observedAtMs);
+    await this.publish({ status: reported, message: this.lastMessage.get(reported) ?? obs.message }, signal);
+    this.lastRoundAtMs = clock.monotonic();
+  }
+
+  /** Folds one observation into the debounced verdict; returns the verdict to report now. */
+  private fold(obs: Observation, observedAtMs: number): Observed {
     const before = this.state?.reported;
-    this.state = observe(this.state, obs.seen, observedAtMs, config.hold);
+    this.state = observe(this.state, obs.seen, observedAtMs, this.deps.config.hold);
     this.lastMessage.set(obs.seen, obs.message);
     const reported = this.state.reported;
-    metrics.nodeVerdict.set({ status: reported }, 1);
-    metrics.nodeVerdict.set({ status: reported === 'True' ? 'False' : 'True' }, 0);
+    this.deps.metrics.nodeVerdict.set({ status: reported }, 1);
+    this.deps.metrics.nodeVerdict.set({ status: reported === 'True' ? 'False' : 'True' }, 0);
     if (before !== reported)
       this.log.info({ from: before ?? 'none', to: reported, message: obs.message }, 'node verdict changed');
     else if (this.state.pending !== undefined)
       this.log.debug({ pending: this.state.pending.value, message: obs.message }, 'verdict change pending');
-    await this.publish({ status: reported, message: this.lastMessage.get(reported) ?? obs.message }, signal);
-    this.lastRoundAtMs = clock.monotonic();
+    return reported;
+  }
+
+  /**
+   * A resolv.conf that cannot be used is a configuration error, not a DNS failure: the round
+   * reports nothing (the verdict on the Node stays as it is and, without heartbeats, turns stale,
+   * which the leader counts as Unknown, never as False). Logged at error once, and shown by
+   * /readyz and the resolv_conf_usable metric until the file is usable again.
+   */
+  private noteConfigProblem(obs: Observation | Unusable): boolean {
+    const problem = 'problem' in obs ? obs.problem : undefined;
+    if (problem !== undefined && problem !== this.configProblem) {
+      this.log.error({ problem }, 'resolv.conf cannot be used; reporting nothing until it can');
+    } else if (problem === undefined && this.configProblem !== undefined) {
+      this.log.info({}, 'resolv.conf can be used again');
+    }
+    this.configProblem = problem;
+    this.deps.metrics.resolvConfUsable.set(problem === undefined ? 1 : 0);
+    return problem !== undefined;
   }
 
   /** Reads the condition on the Node; a fresh one seeds the verdict. Failures are retried next round. */
@@ -187,16 +226,11 @@ export class NodeProber implements Runnable {
     }
   }
 
-  private async observeNames(signal: AbortSignal): Promise<Observation> {
-    let conf: ResolvConf;
-    try {
-      conf = this.resolvConf(
-        await (this.deps.readResolvConf ?? (() => readFile(this.deps.config.resolvConfPath, 'utf8')))(),
-      );
-    } catch (err: unknown) {
-      const why = (err as NodeJS.ErrnoException).code ?? String(err);
-      return { seen: 'False', message: `cannot read ${this.deps.config.resolvConfPath}: ${why}` };
-    }
+  private async observeNames(signal: AbortSignal): Promise<Observation | Unusable> {
+    const inject = this.deps.readResolvConf;
+    const read = await readResolvConf(this.deps.config.resolvConfPath, inject && (() => inject()));
+    if ('problem' in read) return read;
+    const conf = this.resolvConf(read.text);
     const results: LookupResult[] = [];
     for (const name of this.deps.config.names) results.push(await this.lookupOne(name, conf, signal));
     const failed = results.filter((r) => r.result !== 'success');

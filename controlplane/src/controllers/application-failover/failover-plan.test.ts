@@ -158,6 +158,13 @@ describe('planApplicationFailover', () => {
     if (over.purgeMode !== 'Never') expect(task?.suppressDeletion).toBeUndefined();
   });
 
+  it('reads an empty purgeMode as unset: Gracefully with the default grace period', () => {
+    const empty = { purgeMode: '' } as unknown as Partial<ApplicationFailoverBehavior>;
+    const plan = planApplicationFailover(due({ spec: spec(app(empty)) }));
+    expect(plan.problem).toBeUndefined();
+    expect(plan.evicted[0]?.task).toMatchObject({ purgeMode: 'Gracefully', gracePeriodSeconds: 600 });
+  });
+
   it('names the cluster-scoped producer for a ClusterResourceBinding', () => {
     const plan = planApplicationFailover(due({ clusterScoped: true }));
     expect(plan.evicted[0]?.task.producer).toBe('cluster-resource-binding-application-failover-controller');

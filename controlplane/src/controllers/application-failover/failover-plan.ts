@@ -21,6 +21,7 @@
 import {
   evictionProducers,
   evictionReasons,
+  givenPurgeMode,
   purgeModes,
   type AggregatedStatusItem,
   type ApplicationFailoverBehavior,
@@ -153,7 +154,7 @@ function taskOptions(
   app: ApplicationFailoverBehavior,
   tolerationSeconds: number,
 ): Checked<EvictionTaskOptions> {
-  const purgeMode = app.purgeMode ?? purgeModes.gracefully;
+  const purgeMode = givenPurgeMode(app.purgeMode) ?? purgeModes.gracefully; // "" is unset too
   const base: EvictionTaskOptions = {
     purgeMode,
     reason: evictionReasons.applicationFailure,

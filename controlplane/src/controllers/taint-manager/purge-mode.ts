@@ -1,5 +1,5 @@
 /** The purge mode the taint manager writes into the graceful eviction tasks it creates. */
-import { purgeModes, type ClusterFailoverBehavior, type PurgeMode } from '@kf/api';
+import { givenPurgeMode, purgeModes, type ClusterFailoverBehavior, type PurgeMode } from '@kf/api';
 
 /** Values `--no-execute-taint-eviction-purge-mode` accepts. */
 export type TaintEvictionPurgeMode = Exclude<PurgeMode, 'Never'>;
@@ -9,7 +9,7 @@ export const DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE: TaintEvictionPurgeMod
 
 /**
  * As upstream: the binding's `spec.failover.cluster.purgeMode` when given; `Gracefully` when
- * `spec.failover.cluster` is set without one; the flag's value when the binding has no
+ * `spec.failover.cluster` is set without one (an empty `purgeMode: ""` counts as none); the flag's value when the binding has no
  * `spec.failover.cluster` at all.
  */
 export function decidePurgeMode(
@@ -17,5 +17,5 @@ export function decidePurgeMode(
   flagDefault: TaintEvictionPurgeMode,
 ): TaintEvictionPurgeMode {
   if (clusterFailover === undefined) return flagDefault;
-  return clusterFailover.purgeMode ?? purgeModes.gracefully;
+  return givenPurgeMode(clusterFailover.purgeMode) ?? purgeModes.gracefully;
 }
