@@ -2,7 +2,8 @@
 # Runs every benchmark and prints its figures: the scheduler's pure assignment, rescheduling
 # through the control-plane process after a cluster failure, the DNS probe's per-lookup CPU and
 # RSS (against a local federation) and the memory floor under it, and the agent's status sync
-# and RSS on a member with 500 KWOK nodes and 5,000 pods.
+# and RSS on a member with 500 KWOK nodes and 5,000 pods; last, 30 minutes of random partitions
+# counting false evictions (KF_SOAK_MINUTES sets the length).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 export PATH="$(bash scripts/setup.sh | tail -n 1)"
@@ -19,3 +20,5 @@ log "probe: the memory floor of any probe on Node (Node, TLS, HTTP/2, undici)"
 node probe/bench/floor.bench.ts
 log "agent: 500 nodes, 5,000 pods"
 npm run --silent bench -w @kf/agent
+log "partitions: ${KF_SOAK_MINUTES:-30} minutes of random agent-link partitions on 3 members"
+node controlplane/bench/partition-soak.bench.ts

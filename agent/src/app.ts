@@ -12,8 +12,11 @@ import {
   ResourceClient,
   EventRecorder,
   WatchCache,
-  loadKubeConfig,
+  createWatchCacheMetrics,
+  loadKubeConfigs,
   type Lease,
+  type NeededKubeConfig,
+  type WatchCacheMetrics,
 } from '@kf/kube';
 import {
   Manager,
@@ -33,6 +36,7 @@ import { clusterStatusController } from './controllers/cluster-status/controller
 import { executionController, type WorkDeps } from './controllers/execution/controller.ts';
 import { heartbeatRunnable } from './controllers/heartbeat/heartbeat.ts';
 import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
+import { KeyTrigger } from './controllers/key-trigger.ts';
 import { workStatusController } from './controllers/work-status/controller.ts';
 import { karmadaKubeconfigPath, memberKubeconfigPath } from './kubeconfig-path.ts';
 import { discoverMember, memberVersion } from './member/discovery.ts';
@@ -69,11 +73,26 @@ export function createAgent(config: RunConfig, deps: AgentDeps): AgentApp {
   return { start: (signal) => runAgent(config, deps, signal) };
 }
 
-function loadKubeConfigs(config: RunConfig, deps: AgentDeps): { karmada: KubeConfig; member: KubeConfig } {
-  const karmada =
-    deps.karmadaKubeConfig ??
-    loadKubeConfig({ path: karmadaKubeconfigPath(config.karmadaKubeconfig), context: config.karmadaContext });
-  const member = deps.memberKubeConfig ?? loadKubeConfig({ path: memberKubeconfigPath(config.kubeconfig) });
+/** Both kubeconfigs (those not given by tests); a ConfigError names every one that cannot be used. */
+function kubeConfigsOf(config: RunConfig, deps: AgentDeps): { karmada: KubeConfig; member: KubeConfig } {
+  const needed: Record<string, NeededKubeConfig> = {};
+  if (deps.karmadaKubeConfig === undefined) {
+    needed.karmada = {
+      label: 'control plane',
+      options: () => ({
+        path: karmadaKubeconfigPath(config.karmadaKubeconfig),
+        context: config.karmadaContext,
+      }),
+    };
+  }
+  if (deps.memberKubeConfig === undefined) {
+    needed.member = { label: 'member', options: () => ({ path: memberKubeconfigPath(config.kubeconfig) }) };
+  }
+  const loaded = loadKubeConfigs(needed);
+  const karmada = deps.karmadaKubeConfig ?? loaded.karmada;
+  const member = deps.memberKubeConfig ?? loaded.member;
+  if (karmada === undefined || member === undefined)
+    throw new Error('a kubeconfig was neither given nor loaded');
   return { karmada, member };
 }
 
@@ -107,6 +126,8 @@ interface Context {
   readonly clock: Clock;
   readonly random: () => number;
   readonly registry: Registry;
+  /** Restart and backoff metrics of every watch cache, control plane and member side. */
+  readonly watchMetrics: WatchCacheMetrics;
 }
 
 /** Member-side helpers, owned by the agent run and closed at its end. */
@@ -123,8 +144,9 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
     clock: deps.clock ?? systemClock,
     random: deps.random ?? Math.random,
     registry: deps.registry,
+    watchMetrics: createWatchCacheMetrics(deps.registry),
   };
-  const kcs = loadKubeConfigs(config, deps);
+  const kcs = kubeConfigsOf(config, deps);
   const elector = makeElector(config, kcs.karmada, ctx);
   const manager = new Manager({
     log: ctx.log,
@@ -145,8 +167,8 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
   const http = new MemberHttp(kcs.member);
   const member: Member = {
     http,
-    inventory: new MemberInventory(kcs.member, ctx.log.child({ component: 'inventory' })),
-    objects: new MemberObjects(kcs.member, ctx.log.child({ component: 'member-objects' })),
+    inventory: new MemberInventory(kcs.member, ctx.log.child({ component: 'inventory' }), ctx.watchMetrics),
+    objects: new MemberObjects(kcs.member, ctx.log.child({ component: 'member-objects' }), ctx.watchMetrics),
     mapper: new MemberRestMapper(
       () => discoverMember(http, ctx.log),
       () => ctx.clock.monotonic(),
@@ -213,12 +235,14 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     resource: clusterKind,
     fieldSelector: `metadata.name=${config.clusterName}`,
     log: ctx.log,
+    metrics: ctx.watchMetrics,
   });
   const works = new WatchCache<Work>({
     kubeConfig: kcs.karmada,
     resource: workKind,
     namespace: executionNamespaceFor(config.clusterName),
     log: ctx.log,
+    metrics: ctx.watchMetrics,
   });
   const runnerDeps = {
     log: ctx.log,
@@ -230,8 +254,10 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
   const enabled = new Set(config.controllers);
   manager.add(cacheRunnable('cluster-cache', clusters));
   if (enabled.has('clusterStatus')) {
-    manager.add(controllerRunnable(statusController(config, { ...w, clusters, metrics }), runnerDeps));
-    manager.add(heartbeat(config, { ...w, clusters, metrics }));
+    const reconnected = new KeyTrigger();
+    const status = { ...w, clusters, metrics, reconnected };
+    manager.add(controllerRunnable(statusController(config, status), runnerDeps));
+    manager.add(heartbeat(config, status));
   }
   const workDeps: WorkDeps = {
     clusterName: config.clusterName,
@@ -250,7 +276,12 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
   manager.add(member.objects.runnable());
 }
 
-type StatusWiring = Wiring & { readonly clusters: WatchCache<Cluster>; readonly metrics: AgentMetrics };
+type StatusWiring = Wiring & {
+  readonly clusters: WatchCache<Cluster>;
+  readonly metrics: AgentMetrics;
+  /** Fired by the heartbeat when it reconnects; the status controller then reasserts at once. */
+  readonly reconnected: KeyTrigger;
+};
 
 function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
   const { member, ctx } = w;
@@ -272,6 +303,7 @@ function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
       member.mapper.update(d);
     },
     monotonic: () => ctx.clock.monotonic(),
+    reconnected: w.reconnected,
   });
 }
 
@@ -286,6 +318,9 @@ function heartbeat(config: RunConfig, w: StatusWiring): Runnable {
     random: w.ctx.random,
     log: w.ctx.log,
     metrics: w.metrics,
+    onReconnected: () => {
+      w.reconnected.fire(config.clusterName);
+    },
   });
 }
 

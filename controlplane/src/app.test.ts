@@ -35,7 +35,7 @@ function wiring(config: ControlPlaneConfig): ControlPlaneWiring {
     random: Math.random,
     registry: createRegistry({ component: 'controlplane', version: 'test' }),
     events: new EventRecorder({ kubeConfig, component: 'test', log }),
-    caches: new SharedCaches(kubeConfig, log, systemClock, Math.random),
+    caches: new SharedCaches(kubeConfig, log, { clock: systemClock, random: Math.random }),
   };
 }
 
@@ -80,9 +80,9 @@ describe('buildControllers', () => {
 describe('kubeconfigPath', () => {
   it.each([
     ['the flag first', '/flag', { KUBECONFIG: '/env' }, '/flag'],
-    ["$KUBECONFIG's first entry next", '', { KUBECONFIG: ':/a:/b' }, '/a'],
-    ['in-cluster when nothing is found', '', {}, ''],
+    ['every file of $KUBECONFIG next, to be merged', '', { KUBECONFIG: ':/a:/b' }, ['/a', '/b']],
+    ['in-cluster when nothing is found', '', {}, undefined],
   ] as const)('%s', (_name, flagValue, env, expected) => {
-    expect(kubeconfigPath(flagValue, env, '/nonexistent-home')).toBe(expected);
+    expect(kubeconfigPath(flagValue, env, '/nonexistent-home')).toEqual(expected);
   });
 });

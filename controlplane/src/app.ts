@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import {
@@ -20,7 +20,15 @@ import {
   type ResourceBinding,
   type Work,
 } from '@kf/api';
-import { EventRecorder, LeaderElector, ResourceClient, loadKubeConfig, makeLeaderGauge } from '@kf/kube';
+import {
+  EventRecorder,
+  LeaderElector,
+  ResourceClient,
+  createWatchCacheMetrics,
+  kubeconfigEnvPaths,
+  loadKubeConfigs,
+  makeLeaderGauge,
+} from '@kf/kube';
 import {
   ConfigError,
   Manager,
@@ -28,6 +36,7 @@ import {
   createControllerMetrics,
   startEndpointServers,
   systemClock,
+  whenAborted,
   type Clock,
   type ControllerSpec,
   type Logger,
@@ -35,6 +44,7 @@ import {
 import type { BindingStore } from './binding-keys.ts';
 import { isControllerEnabled, type ControlPlaneConfig } from './cli.ts';
 import { clusterHealthController } from './controllers/cluster-health/controller.ts';
+import { FirstSeen } from './controllers/cluster-health/first-seen.ts';
 import { clusterTaintsController } from './controllers/cluster-taints/controller.ts';
 import { NAMESPACE_RESOURCE, clusterController, type Namespace } from './controllers/cluster/controller.ts';
 import { FleetGuard } from './controllers/fleet-guard/guard.ts';
@@ -87,6 +97,8 @@ interface BuiltIn {
 /** State shared by several built-in controllers. */
 interface Shared {
   readonly metrics: ControlPlaneMetrics;
+  /** When this process first saw each cluster: health rules count silence from there at the earliest. */
+  readonly firstSeen: FirstSeen;
   readonly bindings: () => BindingStore;
   readonly clusterClient: ResourceClient<Cluster>;
 }
@@ -119,6 +131,7 @@ const BUILT_IN: readonly BuiltIn[] = [
           startupGracePeriodMs: w.config.clusterStartupGracePeriodMs,
         },
         monitorPeriodMs: w.config.clusterMonitorPeriodMs,
+        firstSeen: s.firstSeen,
       }),
   },
   {
@@ -140,6 +153,9 @@ const BUILT_IN: readonly BuiltIn[] = [
       taintPolicyController({
         clusters: w.caches.clusters(),
         policies: w.caches.clusterTaintPolicies(),
+        leases: w.caches.clusterLeases(),
+        monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
+        firstSeen: s.firstSeen,
         clusterClient: s.clusterClient,
         events: w.events,
         metrics: s.metrics,
@@ -216,10 +232,12 @@ function taintManager(w: ControlPlaneWiring, s: Shared): ControllerSpec {
 export function buildControllers(
   w: ControlPlaneWiring,
   extra: readonly ControllerSetParts[],
+  firstSeen: FirstSeen = new FirstSeen(),
 ): readonly ControllerSpec[] {
   let store: BindingStore | undefined;
   const clusters = w.caches.clusters(); // always watched: `clusters{state}` reads it
   const shared: Shared = {
+    firstSeen,
     metrics: createControlPlaneMetrics(w.registry, () => clusters.list()),
     clusterClient: new ResourceClient<Cluster>(w.kubeConfig, clusterKind),
     bindings: () =>
@@ -257,8 +275,7 @@ async function runControlPlane(
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? Math.random;
   const log = deps.log;
-  const kubeConfig =
-    deps.kubeConfig ?? loadKubeConfig(config.kubeconfig === '' ? {} : { path: config.kubeconfig });
+  const kubeConfig = deps.kubeConfig ?? loadControlPlaneKubeConfig(config.kubeconfig);
   const events = new EventRecorder({ kubeConfig, component: EVENT_COMPONENT, log, clock });
   const wiring: ControlPlaneWiring = {
     config,
@@ -268,11 +285,25 @@ async function runControlPlane(
     random,
     registry: deps.registry,
     events,
-    caches: new SharedCaches(kubeConfig, log, clock, random),
+    caches: new SharedCaches(kubeConfig, log, {
+      clock,
+      random,
+      metrics: createWatchCacheMetrics(deps.registry),
+    }),
   };
   const extra = (deps.extraControllers ?? EXTRA_CONTROLLER_SETS).map((set) => set(wiring));
-  const controllers = buildControllers(wiring, extra);
+  const firstSeen = new FirstSeen();
+  const controllers = buildControllers(wiring, extra, firstSeen);
   const manager = new Manager({ log, clock, ...leadership(config, kubeConfig, wiring) });
+  // Each term of leadership judges silence only from its own start (see first-seen.ts).
+  manager.add({
+    name: 'health-first-sight',
+    needLeaderElection: true,
+    start: async (s) => {
+      firstSeen.forgetAll();
+      await whenAborted(s);
+    },
+  });
   // A set's caches run only when at least one of its controllers does.
   const used = extra.filter((set) =>
     set.controllers.some((c) => isControllerEnabled(config.controllers, c.name)),
@@ -305,15 +336,26 @@ async function runControlPlane(
 }
 
 /**
- * `--kubeconfig`, else `$KUBECONFIG` (its first entry), else `~/.kube/config` when it exists; ''
- * means in-cluster (the pod's service account), as client-go resolves it.
+ * `--kubeconfig`, else every file of `$KUBECONFIG` (merged when loaded, as client-go merges them),
+ * else `~/.kube/config` when it exists; undefined means in-cluster (the pod's service account).
  */
-export function kubeconfigPath(flagValue: string, env = process.env, home = homedir()): string {
+export function kubeconfigPath(
+  flagValue: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home = homedir(),
+): string | readonly string[] | undefined {
   if (flagValue !== '') return flagValue;
-  const fromEnv = env['KUBECONFIG']?.split(delimiter).find((p) => p !== '');
-  if (fromEnv !== undefined) return fromEnv;
+  const fromEnv = kubeconfigEnvPaths(env['KUBECONFIG']);
+  if (fromEnv.length > 0) return fromEnv;
   const inHome = join(home, '.kube', 'config');
-  return existsSync(inHome) ? inHome : '';
+  return existsSync(inHome) ? inHome : undefined;
+}
+
+/** The control plane's kubeconfig; a ConfigError says what is wrong with it. */
+export function loadControlPlaneKubeConfig(flagValue: string): KubeConfig {
+  return loadKubeConfigs({
+    karmada: { label: 'control plane', options: () => ({ path: kubeconfigPath(flagValue) }) },
+  }).karmada;
 }
 
 function leadership(

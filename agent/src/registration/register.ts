@@ -6,8 +6,9 @@
  * cluster controller; this agent creates it when missing (and never changes or deletes it).
  */
 import { executionNamespaceFor, labels, namespaces, type Cluster } from '@kf/api';
-import { isAlreadyExists, isNotFound, isRetryable, type KubeObject, type ResourceClient } from '@kf/kube';
-import { retryWithBackoff, TerminalError, type Logger } from '@kf/runtime';
+import { isAlreadyExists, isNotFound, type KubeObject, type ResourceClient } from '@kf/kube';
+import { retryWithBackoff, TerminalError, type BackoffPolicy, type Logger } from '@kf/runtime';
+import { FORBIDDEN_RETRY_WINDOW_MS, registrationRetryable } from './registration-retry.ts';
 import { controlPlaneSecrets, type MemberTokens, type Secret } from './credentials-plan.ts';
 import { decideRegistration, type RegistrationInput } from './registration-plan.ts';
 import { reportsAnything, secretRefs, type CredentialNames, type ReportedSecrets } from './report-secrets.ts';
@@ -49,15 +50,28 @@ export interface RegistrationDeps {
 }
 
 /**
+ * Retries of registration: 0.5 s doubling to a 2 s cap. An agent (re)started while the control
+ * plane is away must be back within a few seconds of its API server returning: until it
+ * registers it renews no Lease, and a restarted control plane gives each cluster only one grace
+ * period from first sight. A 30 s cap left agents silent for 26 s after an outage. A failed
+ * attempt against a dead server costs one refused connection, so polling every 2 s is cheap.
+ */
+export const REGISTRATION_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 2_000, factor: 2, jitter: 0.2 };
+
+/**
  * Registers the member, retrying transient failures (either API server unreachable) with
  * backoff until `signal` aborts. Rejects with {@link RegistrationRefusedError} when the name or
- * the id is taken by another member; any other non-retryable error (e.g. Forbidden) rejects too.
+ * the id is taken by another member; any other non-retryable error rejects too (403 only once a row of them outlasted FORBIDDEN_RETRY_WINDOW_MS: a freshly started API server answers 403 until its authorizer is warm).
  */
 export async function registerCluster(deps: RegistrationDeps): Promise<Cluster> {
   return retryWithBackoff(() => registerOnce(deps), {
+    policy: REGISTRATION_BACKOFF,
     signal: deps.signal,
-    isRetryable: (err) =>
-      !(err instanceof RegistrationRefusedError) && !(err instanceof TerminalError) && isRetryable(err),
+    isRetryable: registrationRetryable(
+      FORBIDDEN_RETRY_WINDOW_MS,
+      () => performance.now(),
+      (err) => err instanceof RegistrationRefusedError,
+    ),
     onRetry: ({ err, attempt, delayMs }) => {
       deps.log.warn({ err, attempt, delayMs }, 'registration failed; retrying');
     },

@@ -88,4 +88,6 @@ export const eventReasons = {
   reflectStatusFailed: 'ReflectStatusFailed',
   interpretHealthSucceed: 'InterpretHealthSucceed',
   interpretHealthFailed: 'InterpretHealthFailed',
+  /** karmada-failover's own: a NoExecute taint held back because Ready=Unknown is stale. */
+  taintDeferredStaleReady: 'TaintDeferredStaleReady',
 } as const;

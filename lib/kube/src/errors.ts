@@ -247,6 +247,8 @@ export const isNotFound = (err: unknown): boolean => hasCode(err, 'NotFound');
 export const isAlreadyExists = (err: unknown): boolean => hasCode(err, 'AlreadyExists');
 /** A write lost a race (stale resourceVersion or precondition): re-read and try again. */
 export const isConflict = (err: unknown): boolean => hasCode(err, 'Conflict');
+/** The identity may not do this (RBAC or admission said no). */
+export const isForbidden = (err: unknown): boolean => hasCode(err, 'Forbidden');
 /** The resourceVersion (or continue token) is too old: list again. */
 export const isGone = (err: unknown): boolean => hasCode(err, 'Gone');
 

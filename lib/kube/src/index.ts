@@ -3,6 +3,7 @@ export {
   codeForStatus,
   isAlreadyExists,
   isConflict,
+  isForbidden,
   isGone,
   isNotFound,
   isRetryable,
@@ -19,13 +20,16 @@ export {
   apiTimeout,
   kubeClients,
   loadKubeConfig,
+  loadKubeConfigs,
   makeApiClient,
   serverOf,
   timeoutMiddleware,
   type ApiClientOptions,
   type KubeClients,
   type LoadKubeConfigOptions,
+  type NeededKubeConfig,
 } from './kubeconfig.ts';
+export { kubeconfigEnvPaths, mergeKubeConfigs, type KubeConfigParts } from './kubeconfig-merge.ts';
 export {
   apiVersionOf,
   collectionPath,
@@ -61,6 +65,28 @@ export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
 export { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
 export { WatchCache, type WatchCacheOptions, type WatchCacheStats } from './watch-cache.ts';
+export {
+  MIN_HEALTHY_WATCH_MS,
+  RESTART_REASONS,
+  WATCH_BACKOFF,
+  afterSuccess,
+  decideRecovery,
+  initialRecovery,
+  type Failure,
+  type FailureKind,
+  type RecoveryInput,
+  type RecoveryState,
+  type RecoveryStep,
+  type RecoverySuccess,
+  type RestartReason,
+} from './watch-recovery.ts';
+export {
+  WATCH_BACKOFF_NAME,
+  WATCH_RESTARTS_NAME,
+  createWatchCacheMetrics,
+  type BoundWatchMetrics,
+  type WatchCacheMetrics,
+} from './watch-metrics.ts';
 export {
   LEASE_RESOURCE,
   formatMicroTime,

@@ -4,6 +4,12 @@
  * while Ready is (and stays) True collects version, API enablements and node/resource summaries.
  * Watches the agent's own Cluster (one key: its name); writes Cluster status only, and only when
  * something changed. Requeues itself every period, or sooner when a held-back Ready will flip.
+ *
+ * The agent's verdict is compared with what the Cluster says, not only with its own last verdict:
+ * when anyone else changes Ready (the control plane marks it Unknown after a silence) the agent
+ * looks at once and writes its verdict back if it differs. After a reconnection (the heartbeat
+ * renewed again after failures) it reads the Cluster from the API server rather than its cache,
+ * since the cache's watch may still be reconnecting and hide an Unknown that must be overwritten.
  */
 import {
   clusterConditionTypes,
@@ -14,7 +20,16 @@ import {
   type ConditionUpdate,
 } from '@kf/api';
 import { updateWithRetry, type ResourceClient, type WatchCache } from '@kf/kube';
-import { converged, recheckIn, type ControllerSpec, type Logger, type Outcome } from '@kf/runtime';
+import {
+  converged,
+  keysFrom,
+  recheckIn,
+  type ControllerSpec,
+  type Logger,
+  type Outcome,
+  type Source,
+} from '@kf/runtime';
+import type { KeyTrigger } from '../key-trigger.ts';
 import type { AgentMetrics } from '../../metrics.ts';
 import { specChanges } from '../spec-changes.ts';
 import { buildApiEnablements, type Discovery } from './api-enablements.ts';
@@ -45,20 +60,34 @@ export interface ClusterStatusDeps {
   readonly onDiscovery?: (d: Discovery) => void;
   /** Monotonic clock for the sync duration. */
   readonly monotonic: () => number;
+  /** Fired when the agent reconnected to the control plane: the next sync reads the Cluster fresh. */
+  readonly reconnected?: KeyTrigger;
 }
 
 export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec {
   let memory: ReadyMemory | undefined;
+  let readFresh = false;
+  deps.reconnected?.onChange(() => {
+    readFresh = true;
+  });
+  const own = (c: Cluster): string[] => (c.metadata.name === deps.clusterName ? [deps.clusterName] : []);
   return {
     name: 'cluster-status',
     // The periodic requeue drives this controller; a resync would only add extra probes.
     resyncPeriodMs: 0,
-    // Status writes (ours and others') do not queue a sync: only create, delete and spec changes do.
+    // Status writes queue a sync only when they change Ready: then the stored verdict may no longer
+    // be the agent's. Create, delete and spec changes always do.
     sources: [
-      specChanges(deps.clusters, (c) => (c.metadata.name === deps.clusterName ? [deps.clusterName] : [])),
+      specChanges(deps.clusters, own),
+      readyChanges(deps.clusters, own),
+      ...(deps.reconnected === undefined ? [] : [deps.reconnected]),
     ],
     async reconcile(name, { log, now, signal }) {
-      const cluster = deps.clusters.get(name);
+      const fresh = readFresh;
+      readFresh = false;
+      const cluster = fresh
+        ? await readCluster(deps, name, signal, () => (readFresh = true))
+        : deps.clusters.get(name);
       if (cluster === undefined) {
         memory = undefined;
         return converged(); // deleted: nothing to report on
@@ -88,6 +117,38 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
       return next(deps.periodMs, decision.kind === 'held' ? decision.flipAtMs - now() : undefined);
     },
   };
+}
+
+/** The Cluster as the API server has it now; on failure the next sync tries again. */
+async function readCluster(
+  deps: ClusterStatusDeps,
+  name: string,
+  signal: AbortSignal,
+  again: () => void,
+): Promise<Cluster | undefined> {
+  try {
+    return await deps.clusterClient.find(name, { signal });
+  } catch (err: unknown) {
+    again();
+    throw err;
+  }
+}
+
+/** Queues the keys of a Cluster whose Ready status changed, whoever wrote it. */
+function readyChanges(clusters: WatchCache<Cluster>, keysOf: (c: Cluster) => string[]): Source {
+  const readyOf = (c: Cluster | undefined): string | undefined =>
+    findCondition(c?.status, clusterConditionTypes.ready)?.status;
+  return keysFrom<Cluster>(
+    {
+      list: () => clusters.list(),
+      synced: () => clusters.synced(),
+      onEvent: (handler) =>
+        clusters.onEvent((type, obj, old) => {
+          if (type === 'MODIFIED' && readyOf(obj) !== readyOf(old)) handler(type, obj, old);
+        }),
+    },
+    keysOf,
+  );
 }
 
 /** Every period, or sooner when a held-back Ready is due to flip; a period of 0 disables the loop. */

@@ -2,7 +2,8 @@
  * Renews the cluster heartbeat Lease `karmada-cluster/<cluster>` in the control plane every
  * lease duration × renew fraction (+0–4 % jitter, measured after each renewal), whatever the
  * member's health: the Lease says "the agent is alive and connected". It runs on the leader only;
- * it never deletes the Lease (the Cluster owns it). Failures are logged and retried next tick.
+ * it never deletes the Lease (the Cluster owns it). Failures are logged and retried next tick; the
+ * first renewal after failures tells `onReconnected`, so that the agent reasserts its status.
  */
 import {
   isAlreadyExists,
@@ -28,6 +29,8 @@ export interface HeartbeatDeps {
   readonly random: () => number;
   readonly log: Logger;
   readonly metrics: AgentMetrics;
+  /** Called when a renewal succeeds after one or more failed ticks: the agent is back in touch. */
+  readonly onReconnected?: () => void;
 }
 
 /** Attempts per tick when the Lease keeps changing underneath (upstream: 5). */
@@ -43,8 +46,15 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
         lease: `${namespaces.cluster}/${deps.clusterName}`,
       });
       let last: Lease | undefined;
+      let failing = false;
       while (!signal.aborted) {
         last = await renewOnce(deps, last, log, signal);
+        if (last === undefined) failing = !signal.aborted;
+        else if (failing) {
+          failing = false;
+          log.info('heartbeat lease renewed again after failures');
+          deps.onReconnected?.();
+        }
         // Upstream's jitter (0–4 %) keeps many agents from renewing in lockstep.
         const waitMs = deps.renewIntervalMs * (1 + 0.04 * deps.random());
         try {

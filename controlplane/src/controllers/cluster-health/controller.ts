@@ -2,7 +2,9 @@
  * Sets Ready=Unknown when a Pull cluster's agent stops renewing its Lease.
  * Watches Clusters and Leases in `karmada-cluster` (lease name = cluster name); writes Cluster
  * status (the Ready condition) only. Requeued at the exact moment the grace period of a fresh
- * cluster runs out, and every `--cluster-monitor-period` as a safety net.
+ * cluster runs out, and every `--cluster-monitor-period` as a safety net. Silence is counted from
+ * this process's first sight of a cluster at the earliest, and anew after its Lease watch was down
+ * (see first-seen.ts).
  */
 import {
   clusterConditionTypes,
@@ -21,6 +23,7 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
+import { FirstSeen } from './first-seen.ts';
 import { judgeHeartbeat, type HeartbeatGrace } from './heartbeat.ts';
 
 export interface ClusterHealthDeps {
@@ -32,9 +35,18 @@ export interface ClusterHealthDeps {
   readonly grace: HeartbeatGrace;
   /** `--cluster-monitor-period`: the resync bounding how late a missed deadline is noticed. */
   readonly monitorPeriodMs: number;
+  /** When this process first saw each cluster; shared with the taint-policy controller. */
+  readonly firstSeen?: FirstSeen;
 }
 
 export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec {
+  // In memory on purpose: after a restart every cluster starts a fresh grace period.
+  const firstSeen = deps.firstSeen ?? new FirstSeen();
+  // Silence seen while the Lease watch was down was not seen at all: the agents most likely lost
+  // the same API server. Every cluster gets a fresh grace period from the reconnection.
+  deps.leases.onReconnected(() => {
+    firstSeen.forgetAll();
+  });
   return {
     name: 'cluster-health',
     sources: [
@@ -44,7 +56,10 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
     resyncPeriodMs: deps.monitorPeriodMs,
     async reconcile(name, { log, now, signal }) {
       const cluster = deps.clusters.get(name);
-      if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) return converged();
+      if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) {
+        firstSeen.forget(name);
+        return converged();
+      }
       const ready = findCondition(cluster.status, clusterConditionTypes.ready);
       const verdict = judgeHeartbeat(
         {
@@ -52,6 +67,7 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
           createdAtMs: parseTime(cluster.metadata.creationTimestamp),
           ready,
           renewedAtMs: leaseRenewedAtMs(deps.leases.getIn(namespaces.cluster, name)),
+          firstSeenAtMs: firstSeen.at(name, now()),
           nowMs: now(),
         },
         deps.grace,

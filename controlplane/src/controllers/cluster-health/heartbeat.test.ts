@@ -117,6 +117,26 @@ describe('judgeHeartbeat', () => {
       { kind: 'expired', patch: neverUpdated },
     ],
     [
+      'after a restart, a cluster whose Lease aged while nobody watched gets a full grace from first sight',
+      { ready: ready('True', 5), renewedAtMs: s(100), firstSeenAtMs: s(232), nowMs: s(232) },
+      { kind: 'fresh', lastSeenAtMs: s(232), expiresInMs: 40_000 },
+    ],
+    [
+      'after a restart, the grace from first sight ends like any other',
+      { ready: ready('True', 5), renewedAtMs: s(100), firstSeenAtMs: s(232), nowMs: s(272) },
+      { kind: 'expired', silentForMs: 40_000, patch: stoppedPosting },
+    ],
+    [
+      'after a restart, a stale Unknown is not written again but the cluster is still given its grace',
+      { ready: ready('Unknown', 140), renewedAtMs: s(100), firstSeenAtMs: s(300), nowMs: s(310) },
+      { kind: 'fresh', lastSeenAtMs: s(300), expiresInMs: 30_000 },
+    ],
+    [
+      'a renewal after first sight counts from the renewal',
+      { ready: ready('True', 5), renewedAtMs: s(240), firstSeenAtMs: s(232), nowMs: s(250) },
+      { kind: 'fresh', lastSeenAtMs: s(240), expiresInMs: 30_000 },
+    ],
+    [
       'a renewal stamped ahead of the control-plane clock extends freshness by the skew',
       { ready: ready('True', 0), renewedAtMs: s(110), nowMs: s(100) },
       { kind: 'fresh', lastSeenAtMs: s(110), expiresInMs: 50_000 },
@@ -146,6 +166,7 @@ describe('judgeHeartbeat', () => {
     syncMode: fc.constant('Pull'),
     createdAtMs: ms,
     renewedAtMs: ms,
+    firstSeenAtMs: ms,
     ready: fc.option(arbitraryReady, { nil: undefined }),
     nowMs: fc.integer({ min: 0, max: 2_000_000 }),
   });

@@ -7,8 +7,12 @@
  * an agent that dies at t0 is marked between t0+40s and roughly t0+50s, and a restart of the
  * controller pushes every deadline back by a full grace period. Here the deadline is computed from
  * the objects themselves (the Lease's `renewTime`, the Ready condition's `lastTransitionTime`, the
- * Cluster's `creationTimestamp`), so it survives restarts and the controller can wake at exactly the
- * expiry instead of polling. The cost: those times come from the agent's clock, so an agent clock
+ * Cluster's `creationTimestamp`), so the controller can wake at exactly the expiry instead of
+ * polling, and also from the moment this process first saw the cluster: after a restart of the
+ * control plane (or of its API server, or both) every cluster gets a full grace period from first
+ * sight, whatever its Lease's age, because a Lease that aged while nobody was watching says
+ * nothing about the member — its agent may simply not have reconnected yet. Marking it Unknown
+ * at once would taint and evict a healthy cluster. The cost: those times come from the agent's clock, so an agent clock
  * that runs S ahead of the control plane's delays detection by S, and one that runs behind by more
  * than grace minus the renew interval (40s − 10s by default) makes a live cluster look silent.
  * Members are expected to run NTP, as Kubernetes nodes are.
@@ -51,6 +55,8 @@ export interface HeartbeatInput {
   readonly ready: ClusterCondition | undefined;
   /** `spec.renewTime` of Lease `karmada-cluster/<cluster>`; undefined when there is no Lease. */
   readonly renewedAtMs: number | undefined;
+  /** When this process first saw the cluster (its own clock); undefined in pure replays. */
+  readonly firstSeenAtMs?: number | undefined;
   readonly nowMs: number;
 }
 
@@ -77,7 +83,8 @@ export type HeartbeatVerdict =
  *
  * For Pull clusters the last sign of life is the latest of: the Lease renewal, the Ready
  * condition's `lastTransitionTime` unless Ready is Unknown (a status post by the agent; Unknown is
- * only ever written by this rule), and the Cluster's creation. The grace period is the startup one
+ * only ever written by this rule), the Cluster's creation, and the moment this process first saw
+ * the cluster (so a restarted monitor never judges a cluster on silence it did not witness). The grace period is the startup one
  * while Ready is absent and the monitor one afterwards. At `lastSeen + grace` exactly, and not a
  * millisecond before, the verdict becomes `expired` with the patch upstream writes:
  * `ClusterStatusNeverUpdated` when Ready was never posted, `ClusterStatusUnknown` otherwise.
@@ -102,6 +109,7 @@ function latestSignOfLife(input: HeartbeatInput): number | undefined {
   const candidates = [
     input.renewedAtMs,
     input.createdAtMs,
+    input.firstSeenAtMs,
     posted ? parseTime(ready.lastTransitionTime) : undefined,
   ].filter((t): t is number => t !== undefined);
   return candidates.length === 0 ? undefined : Math.max(...candidates);

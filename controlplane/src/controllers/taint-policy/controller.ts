@@ -4,17 +4,42 @@
  * removeOnConditions hold. Watches Clusters and ClusterTaintPolicies (a policy change queues every
  * cluster; a deleted policy removes nothing, as upstream); writes `Cluster.spec.taints` only,
  * guarded by resourceVersion. Requeued when a held-back taint's hold time runs out.
+ *
+ * A Ready=Unknown that the cluster's fresh Lease contradicts is stale (see stale-ready.ts): NoExecute
+ * taints matching on Ready wait until the Lease is no longer fresh, with a Normal Event saying so.
  */
-import { clusterConditionTypes, eventReasons, findCondition, parseTime, type Cluster } from '@kf/api';
-import type { EventRecorder, ResourceClient, WatchCache } from '@kf/kube';
+import {
+  clusterConditionTypes,
+  eventReasons,
+  findCondition,
+  namespaces,
+  parseTime,
+  type Cluster,
+} from '@kf/api';
+import {
+  isConflict,
+  leaseRenewedAtMs,
+  type EventRecorder,
+  type Lease,
+  type ResourceClient,
+  type WatchCache,
+} from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { describeTaints } from '../cluster-taints/taint-diff.ts';
-import { planPolicyTaints, type HeldClusterTaintPolicy } from './policy-taints.ts';
+import type { FirstSeen } from '../cluster-health/first-seen.ts';
+import { planPolicyTaints, type HeldClusterTaintPolicy, type PolicyTaintPlan } from './policy-taints.ts';
+import { judgeStaleReady } from './stale-ready.ts';
 
 export interface TaintPolicyDeps {
   readonly clusters: WatchCache<Cluster>;
   readonly policies: WatchCache<HeldClusterTaintPolicy>;
+  /** Heartbeat Leases of namespace `karmada-cluster`. */
+  readonly leases: WatchCache<Lease>;
+  /** `--cluster-monitor-grace-period`: how long a Lease renewal counts as a sign of life. */
+  readonly monitorGracePeriodMs: number;
+  /** Shared with the health monitor. */
+  readonly firstSeen: FirstSeen;
   readonly clusterClient: ResourceClient<Cluster>;
   readonly events: EventRecorder;
   readonly metrics: ControlPlaneMetrics;
@@ -32,7 +57,23 @@ export function taintPolicyController(deps: TaintPolicyDeps): ControllerSpec {
       const cluster = deps.clusters.get(name);
       if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) return converged();
       const nowMs = now();
-      const plan = planPolicyTaints(cluster, deps.policies.list(), nowMs);
+      const stale = judgeStaleReady({
+        syncMode: cluster.spec.syncMode,
+        ready: findCondition(cluster.status, clusterConditionTypes.ready),
+        renewedAtMs: leaseRenewedAtMs(deps.leases.getIn(namespaces.cluster, name)),
+        firstSeenAtMs: deps.firstSeen.at(name, nowMs),
+        graceMs: deps.monitorGracePeriodMs,
+        nowMs,
+      });
+      const plan = planPolicyTaints(
+        cluster,
+        deps.policies.list(),
+        nowMs,
+        stale.kind === 'stale-unknown' ? { staleReadyForMs: stale.freshForMs } : {},
+      );
+      if (plan.deferred.length > 0 && stale.kind === 'stale-unknown') {
+        recordDeferred(deps, cluster, plan, nowMs - stale.lastSeenAtMs);
+      }
       if (plan.changed) {
         await write(deps, cluster, plan.taints, signal);
         const ready = findCondition(cluster.status, clusterConditionTypes.ready);
@@ -63,9 +104,28 @@ async function write(
       { signal },
     );
   } catch (err: unknown) {
-    deps.events.record(cluster, 'Warning', eventReasons.taintClusterFailed, String(err));
+    // A conflict is routine (the cluster changed since it was read): retried, not worth a Warning.
+    if (!isConflict(err))
+      deps.events.record(cluster, 'Warning', eventReasons.taintClusterFailed, String(err));
     throw err;
   }
   const message = `Update Cluster(${name}) with taints(${describeTaints(taints ?? [])}) succeed`;
   deps.events.record(cluster, 'Normal', eventReasons.taintClusterSucceed, message);
+}
+
+/** Says on the Cluster why a due NoExecute taint was not added. */
+function recordDeferred(
+  deps: TaintPolicyDeps,
+  cluster: Cluster,
+  plan: PolicyTaintPlan,
+  silentForMs: number,
+): void {
+  const taints = plan.deferred.map(
+    (d) => `${d.taint.key}:${d.taint.effect} (ClusterTaintPolicy ${d.policy})`,
+  );
+  const agoS = (Math.max(0, silentForMs) / 1000).toFixed(1);
+  const message =
+    `Ready is Unknown but the cluster showed life ${agoS}s ago (Lease renewal or first sight): ` +
+    `the condition is stale, not a failure; not adding ${taints.join(', ')} while that holds`;
+  deps.events.record(cluster, 'Normal', eventReasons.taintDeferredStaleReady, message);
 }

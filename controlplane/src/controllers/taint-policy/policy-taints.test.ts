@@ -303,6 +303,71 @@ describe('planPolicyTaints', () => {
     expect(plan).toMatchObject({ added: [], removed: [stamped(notReadyExecute, 1)], changed: true });
   });
 
+  describe('with a stale Ready=Unknown (the Lease is fresh)', () => {
+    const unknown = clusterWith([cond('Ready', 'Unknown', 0)]);
+    it.each<[string, HeldClusterTaintPolicy[], number, Taint[], unknown[], number | undefined]>([
+      [
+        'NoExecute on Ready waits while the Lease is fresh, and says so',
+        [policy('p', { addAfterSeconds: 3 })],
+        4_000,
+        [],
+        [{ policy: 'p', taint: notReadyExecute }],
+        4_000,
+      ],
+      [
+        'NoSchedule of the same policy is still added',
+        [policy('p', { taints: [notReadyExecute, dnsNoSchedule] })],
+        2_500,
+        [stamped(dnsNoSchedule, 10)],
+        [{ policy: 'p', taint: notReadyExecute }],
+        2_500,
+      ],
+      [
+        'a hold still running wins over the stale wait',
+        [policy('p', { addAfterSeconds: 15 })],
+        4_000,
+        [],
+        [],
+        5_000,
+      ],
+      [
+        'a policy that does not match on Ready is not held back',
+        [
+          policy('dns', {
+            addOnConditions: [{ conditionType: 'Dns', operator: 'In', statusValues: ['False'] }],
+            removeOnConditions: [],
+          }),
+        ],
+        4_000,
+        [stamped(notReadyExecute, 10)],
+        [],
+        undefined,
+      ],
+    ])('%s', (...[, policies, staleReadyForMs, taints, deferred, recheckInMs]) => {
+      const cluster = {
+        ...unknown,
+        status: { conditions: [...(unknown.status?.conditions ?? []), cond('Dns', 'False', 0)] },
+      };
+      const plan = planPolicyTaints(cluster, policies, s(10), { staleReadyForMs });
+      expect(plan.taints).toEqual(taints);
+      expect(plan.deferred).toEqual(deferred);
+      expect(plan.recheckInMs).toBe(recheckInMs);
+    });
+
+    it('a taint already there stays: the stale wait only holds back adding', () => {
+      const tainted = clusterWith([cond('Ready', 'Unknown', 0)], [stamped(notReadyExecute, 5)]);
+      const plan = planPolicyTaints(tainted, [policy('p', {})], s(10), { staleReadyForMs: 4_000 });
+      expect(plan).toMatchObject({ changed: false, deferred: [] });
+    });
+
+    it('once the wait is over (0 ms left) NoExecute is added at once', () => {
+      const plan = planPolicyTaints(unknown, [policy('p', { addAfterSeconds: 3 })], s(10), {
+        staleReadyForMs: 0,
+      });
+      expect(plan.added).toEqual([stamped(notReadyExecute, 10)]);
+    });
+  });
+
   const statuses = fc.constantFrom<ConditionStatus>('True', 'False', 'Unknown');
   it('converges: planning on the planned taints changes nothing', () => {
     fc.assert(

@@ -18,6 +18,7 @@
  * never comes would silently disable the policy. Unset or 0 means add at once, as upstream.
  */
 import {
+  clusterConditionTypes,
   formatTime,
   isSameTaint,
   parseTime,
@@ -30,6 +31,7 @@ import {
   type PolicyTaint,
   type Taint,
   type TaintIdentity,
+  taintEffects,
 } from '@kf/api';
 import { planTaintChange, type TaintPlan } from '../cluster-taints/taint-diff.ts';
 import { isClusterTargeted } from './target-clusters.ts';
@@ -50,6 +52,16 @@ export type HeldClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec & Tain
 export interface PolicyTaintPlan extends TaintPlan {
   /** Milliseconds until a held-back taint would be added, if any. */
   readonly recheckInMs?: number;
+  /** NoExecute taints due now but held back because Ready=Unknown is stale, with their policy. */
+  readonly deferred: readonly { readonly policy: string; readonly taint: PolicyTaint }[];
+}
+
+export interface PolicyTaintOptions {
+  /**
+   * Ready=Unknown is stale for this many more milliseconds (see `judgeStaleReady`): NoExecute
+   * taints of policies that match on Ready are not added until then. NoSchedule taints are.
+   */
+  readonly staleReadyForMs?: number;
 }
 
 /**
@@ -60,39 +72,68 @@ export function planPolicyTaints(
   cluster: Cluster,
   policies: readonly HeldClusterTaintPolicy[],
   nowMs: number,
+  options: PolicyTaintOptions = {},
 ): PolicyTaintPlan {
   const conditions = cluster.status?.conditions ?? [];
   let taints: readonly Taint[] = cluster.spec.taints ?? [];
   let recheckInMs: number | undefined;
+  const deferred: { policy: string; taint: PolicyTaint }[] = [];
   for (const policy of orderPolicies(policies)) {
     if (!isClusterTargeted(cluster, policy.spec.targetClusters)) continue;
-    const step = applyPolicy(taints, conditions, policy.spec, nowMs);
+    const step = applyPolicy(taints, conditions, policy.spec, { nowMs, ...options });
     taints = step.taints;
+    for (const t of step.deferred) deferred.push({ policy: policy.metadata.name ?? '', taint: t });
     if (step.waitMs !== undefined) recheckInMs = Math.min(recheckInMs ?? step.waitMs, step.waitMs);
   }
-  const plan = planTaintChange(cluster.spec.taints, taints);
+  const plan = { ...planTaintChange(cluster.spec.taints, taints), deferred };
   return recheckInMs === undefined ? plan : { ...plan, recheckInMs };
 }
 
-/** One policy's add-then-remove on the working list; `waitMs` when its add is held back. */
+interface PolicyStep {
+  readonly taints: readonly Taint[];
+  readonly deferred: readonly PolicyTaint[];
+  readonly waitMs?: number;
+}
+
+/**
+ * One policy's add-then-remove on the working list; `waitMs` when its add is held back (hold time
+ * running, or NoExecute deferred on a stale Ready).
+ */
 function applyPolicy(
   current: readonly Taint[],
   conditions: readonly ClusterCondition[],
   spec: HeldClusterTaintPolicy['spec'],
-  nowMs: number,
-): { readonly taints: readonly Taint[]; readonly waitMs?: number } {
+  options: PolicyTaintOptions & { readonly nowMs: number },
+): PolicyStep {
+  const { nowMs } = options;
   let taints = current;
   let waitMs: number | undefined;
+  let deferred: readonly PolicyTaint[] = [];
   const missing = spec.taints.filter((t) => !taints.some((c) => isSameTaint(c, t)));
   if (missing.length > 0 && areConditionsMatched(conditions, spec.addOnConditions)) {
     const remainingMs = holdRemainingMs(conditions, spec, nowMs);
-    if (remainingMs <= 0) taints = [...taints, ...missing.map((t) => stamp(t, nowMs))];
-    else waitMs = remainingMs;
+    const staleForMs = staleReadyWaitMs(spec, options);
+    if (remainingMs > 0) waitMs = remainingMs;
+    else {
+      const due =
+        staleForMs === undefined ? missing : missing.filter((t) => t.effect !== taintEffects.noExecute);
+      deferred = staleForMs === undefined ? [] : missing.filter((t) => t.effect === taintEffects.noExecute);
+      taints = [...taints, ...due.map((t) => stamp(t, nowMs))];
+      if (deferred.length > 0) waitMs = staleForMs;
+    }
   }
   if (areConditionsMatched(conditions, spec.removeOnConditions)) {
     for (const t of spec.taints) taints = removeFirst(taints, t);
   }
-  return waitMs === undefined ? { taints } : { taints, waitMs };
+  return waitMs === undefined ? { taints, deferred } : { taints, deferred, waitMs };
+}
+
+/** How long this policy's NoExecute taints wait on a stale Ready; undefined when they don't. */
+function staleReadyWaitMs(spec: ClusterTaintPolicySpec, options: PolicyTaintOptions): number | undefined {
+  const forMs = options.staleReadyForMs;
+  if (forMs === undefined || forMs <= 0) return undefined;
+  const onReady = (spec.addOnConditions ?? []).some((m) => m.conditionType === clusterConditionTypes.ready);
+  return onReady ? forMs : undefined;
 }
 
 /**

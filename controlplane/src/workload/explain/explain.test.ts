@@ -224,6 +224,31 @@ describe('explainBinding', () => {
     });
   });
 
+  it('says when a Ready=Unknown is stale because the Lease is fresh', () => {
+    const m5 = clusterObject('m5');
+    const stale = {
+      ...m5,
+      spec: { ...m5.spec, syncMode: 'Pull' as const },
+      status: { ...m5.status, conditions: [{ type: 'Ready', status: 'Unknown' as const }] },
+    };
+    const clusters = input().clusters.map((c) => (c.metadata.name === 'm5' ? stale : c));
+    const renewed = new Map([['m5', NOW - 2_000]]);
+    const verdictOf = (over: Partial<ExplainInput>): string | undefined =>
+      explainBinding(input({ clusters, ...over })).clusterFailover.clusters.find((c) => c.cluster === 'm5')
+        ?.verdict;
+    expect(verdictOf({ leaseRenewedAtMs: renewed })).toBe(
+      'stays: Ready is Unknown but its Lease was renewed 2.0s ago, so the condition is stale, not a ' +
+        'failure: no NoExecute taint is added while the Lease stays fresh (38.0s more)',
+    );
+    expect(verdictOf({ leaseRenewedAtMs: new Map([['m5', NOW - 40_000]]) })).toBe(
+      'stays: no NoExecute taint',
+    );
+    expect(verdictOf({})).toBe('stays: no NoExecute taint');
+    expect(
+      verdictOf({ leaseRenewedAtMs: renewed, settings: { ...settings, monitorGracePeriodMs: 5_000 } }),
+    ).toMatch(/\(3\.0s more\)$/);
+  });
+
   it('judges application failover from health', () => {
     expect(e.applicationFailover).toMatchObject({
       active: true,

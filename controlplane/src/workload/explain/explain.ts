@@ -7,6 +7,9 @@
  */
 import {
   annotations,
+  clusterConditionTypes,
+  findCondition,
+  givenPurgeMode,
   parseTime,
   purgeModes,
   resourceHealths,
@@ -19,6 +22,8 @@ import {
   type Taint,
 } from '@kf/api';
 import type { CoreEvent } from '@kf/kube';
+import { DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS } from '../../controllers/cluster-health/heartbeat.ts';
+import { judgeStaleReady } from '../../controllers/taint-policy/stale-ready.ts';
 import { readAppliedTolerations } from '../../controllers/taint-manager/applied-placement.ts';
 import { judgeEviction } from '../../controllers/taint-manager/eviction.ts';
 import { decidePurgeMode, type TaintEvictionPurgeMode } from '../../controllers/taint-manager/purge-mode.ts';
@@ -41,6 +46,8 @@ export interface ExplainSettings {
   readonly enableNoExecuteTaintEviction: boolean;
   readonly noExecuteTaintEvictionPurgeMode: TaintEvictionPurgeMode;
   readonly gracefulEvictionTimeoutMs: number;
+  /** `--cluster-monitor-grace-period` (default 40 s): how long a Lease renewal counts as life. */
+  readonly monitorGracePeriodMs?: number;
 }
 
 export interface ExplainInput {
@@ -51,6 +58,8 @@ export interface ExplainInput {
   readonly settings: ExplainSettings;
   /** Events in the binding's namespace (cluster-scoped: `default`); the binding's are picked out. */
   readonly events?: readonly CoreEvent[];
+  /** `spec.renewTime` of each cluster's heartbeat Lease, by cluster name. */
+  readonly leaseRenewedAtMs?: ReadonlyMap<string, number>;
 }
 
 export interface PlacedCluster {
@@ -283,7 +292,9 @@ function clusterFailoverSettings(b: ResourceBinding, s: ExplainSettings): string
   const own = b.spec.failover?.cluster;
   const purgeMode = decidePurgeMode(own, s.noExecuteTaintEvictionPurgeMode);
   const source =
-    own?.purgeMode === undefined ? '--no-execute-taint-eviction-purge-mode' : 'spec.failover.cluster';
+    givenPurgeMode(own?.purgeMode) === undefined
+      ? '--no-execute-taint-eviction-purge-mode'
+      : 'spec.failover.cluster';
   const rules = own?.statePreservation?.rules ?? [];
   return [
     `purge mode ${purgeMode} (${source})`,
@@ -297,7 +308,15 @@ function taintVerdict(
   taints: readonly Taint[],
   applied: ReturnType<typeof readAppliedTolerations>,
 ): string {
-  if (!taints.some((t) => t.effect === taintEffects.noExecute)) return 'stays: no NoExecute taint';
+  if (!taints.some((t) => t.effect === taintEffects.noExecute)) {
+    const stale = staleReadyOf(input, cluster);
+    if (stale === undefined) return 'stays: no NoExecute taint';
+    return (
+      `stays: Ready is Unknown but its Lease was renewed ${seconds(input.nowMs - stale.lastSeenAtMs)} ago, ` +
+      `so the condition is stale, not a failure: no NoExecute taint is added while the Lease stays ` +
+      `fresh (${seconds(stale.freshForMs)} more)`
+    );
+  }
   if (!applied.ok) return `not judged: ${applied.problem}`;
   const b = input.binding;
   const v = judgeEviction({
@@ -317,6 +336,28 @@ function taintVerdict(
         ? 'due for eviction: the toleration of its NoExecute taint ran out'
         : `due for eviction: ${describeTaints(v.untolerated)} is not tolerated`;
   }
+}
+
+/** The cluster's stale Ready=Unknown, if its Lease contradicts it. */
+function staleReadyOf(
+  input: ExplainInput,
+  cluster: string,
+): { readonly lastSeenAtMs: number; readonly freshForMs: number } | undefined {
+  const c = input.clusters.find((x) => x.metadata.name === cluster);
+  if (c === undefined) return undefined;
+  const v = judgeStaleReady({
+    syncMode: c.spec.syncMode,
+    ready: findCondition(c.status, clusterConditionTypes.ready),
+    renewedAtMs: input.leaseRenewedAtMs?.get(cluster),
+    firstSeenAtMs: undefined,
+    graceMs: input.settings.monitorGracePeriodMs ?? DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
+    nowMs: input.nowMs,
+  });
+  return v.kind === 'stale-unknown' ? v : undefined;
+}
+
+function seconds(ms: number): string {
+  return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
 }
 
 function statePreservationLine(rules: number, s: ExplainSettings): string {
@@ -353,7 +394,7 @@ function applicationFailoverOff(
   app: ApplicationFailoverBehavior,
   s: ExplainSettings,
 ): string[] {
-  const gracefully = (app.purgeMode ?? purgeModes.gracefully) === purgeModes.gracefully;
+  const gracefully = (givenPurgeMode(app.purgeMode) ?? purgeModes.gracefully) === purgeModes.gracefully;
   return [
     ...(gracefully && !s.gracefulEvictionGate
       ? ['feature gate GracefulEviction is off (needed by purgeMode Gracefully)']
@@ -363,7 +404,7 @@ function applicationFailoverOff(
 }
 
 function applicationSettings(app: ApplicationFailoverBehavior): string[] {
-  const purgeMode = app.purgeMode ?? purgeModes.gracefully;
+  const purgeMode = givenPurgeMode(app.purgeMode) ?? purgeModes.gracefully;
   const toleration = app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS;
   const block = blockPredecessorMs(app);
   return [

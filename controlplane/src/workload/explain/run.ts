@@ -1,6 +1,7 @@
 /**
  * `explain`: reads one binding and every Cluster from the Karmada API server and prints
- * {@link explainBinding}'s report. `namespace/name` is a ResourceBinding, a bare `name` a
+ * {@link explainBinding}'s report, with the clusters' heartbeat Leases (a Ready=Unknown they
+ * contradict is stale). `namespace/name` is a ResourceBinding, a bare `name` a
  * ClusterResourceBinding; when no binding has that name, the one binding of a resource template
  * with that name is taken (so `default/web` finds `default/web-deployment`).
  */
@@ -8,11 +9,20 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   clusterKind,
   clusterResourceBindingKind,
+  namespaces,
   resourceBindingKind,
   type Cluster,
   type ResourceBinding,
 } from '@kf/api';
-import { CORE_EVENT_RESOURCE, ResourceClient, type CoreEvent, splitKey } from '@kf/kube';
+import {
+  CORE_EVENT_RESOURCE,
+  LEASE_RESOURCE,
+  ResourceClient,
+  leaseRenewedAtMs,
+  splitKey,
+  type CoreEvent,
+  type Lease,
+} from '@kf/kube';
 import { explainBinding, type ExplainSettings, type Explanation } from './explain.ts';
 import { renderExplanation } from './render.ts';
 
@@ -67,6 +77,14 @@ export async function explain(
     namespace: binding.metadata.namespace ?? 'default',
     fieldSelector: `involvedObject.name=${binding.metadata.name ?? ''}`,
   });
+  const { items: leases } = await new ResourceClient<Lease>(kc, LEASE_RESOURCE).list({
+    namespace: namespaces.cluster,
+  });
+  const leaseRenewedAt = new Map<string, number>();
+  for (const l of leases) {
+    const at = leaseRenewedAtMs(l);
+    if (at !== undefined) leaseRenewedAt.set(l.metadata?.name ?? '', at);
+  }
   const explanation = explainBinding({
     binding,
     clusterScoped,
@@ -74,6 +92,7 @@ export async function explain(
     nowMs,
     settings: config.settings,
     events,
+    leaseRenewedAtMs: leaseRenewedAt,
   });
   return { explanation, text: renderExplanation(explanation, nowMs) };
 }

@@ -1,0 +1,204 @@
+/**
+ * Random partitions for a long time, to count false failovers:
+ *
+ *   node controlplane/bench/partition-soak.bench.ts [--minutes=30] [--members=3] [--seed=N]
+ *
+ * A failover federation on loopback (control plane, `members` members, their agents behind
+ * fault-injection proxies) with the shipped ClusterTaintPolicy's hold time (15 s) and the test
+ * timings (grace 5 s, status every 1 s). Each member runs a Deployment Duplicated onto it and the
+ * next member. Until the time is up, one member at a time has its agent's link to the control
+ * plane cut or blackholed for a random length (1 to 90 s, log-uniform: mostly blips), then a random
+ * pause of 5 to 30 s. Every partition is watched every 250 ms and judged:
+ * - false eviction: a NoExecute taint added after the Lease was renewed again, the binding leaving
+ *   the member after that, or any NoExecute taint in a partition shorter than grace + hold;
+ * - true failover: a NoExecute taint during a partition longer than grace + hold.
+ * Prints the counts (false evictions must be 0) and the distribution of the time from the link
+ * coming back to Ready=True. Loopback only; every loop is bounded by the time given.
+ */
+import { parseArgs } from 'node:util';
+import { parseMicroTime } from '@kf/kube';
+import {
+  Observer,
+  demoDeployment,
+  everNoExecute,
+  leftAfter,
+  noExecuteAddedAfter,
+  startFailoverFederation,
+  waitUntil,
+  type FailoverFederation,
+} from '@kf/testing';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: process.env['KF_SOAK_MINUTES'] ?? '30' },
+    members: { type: 'string', default: '3' },
+    seed: { type: 'string', default: String(Date.now() % 100_000) },
+  },
+});
+const MINUTES = Number(values.minutes);
+const MEMBERS = Number(values.members);
+const HOLD_SECONDS = 15;
+const NAMESPACE = 'default';
+
+function log(msg: string): void {
+  process.stderr.write(`[partition-soak] ${msg}\n`);
+}
+
+/** mulberry32: a small seeded generator, so that a run can be replayed with --seed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface Outcome {
+  readonly member: string;
+  readonly mode: 'cut' | 'blackhole';
+  readonly seconds: number;
+  readonly readyAfterMs: number;
+  readonly falseEviction: string | undefined;
+  readonly failedOver: boolean;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function propagateTo(
+  fed: FailoverFederation,
+  name: string,
+  clusters: readonly string[],
+): Promise<void> {
+  await fed.policies.create({
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'PropagationPolicy',
+    metadata: { name, namespace: NAMESPACE },
+    spec: {
+      resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }],
+      placement: {
+        clusterAffinity: { clusterNames: [...clusters] },
+        replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+      },
+    },
+  });
+  await fed.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: demoDeployment(name, 1) });
+}
+
+async function partitionOnce(
+  fed: FailoverFederation,
+  p: { member: string; mode: 'cut' | 'blackhole'; seconds: number },
+): Promise<Outcome> {
+  const observer = new Observer(fed, {
+    member: p.member,
+    namespace: NAMESPACE,
+    deployment: `soak-${p.member}`,
+  });
+  observer.start();
+  const link = fed.links.agentToControlPlane(p.member);
+  const cutAtMs = Date.now();
+  if (p.mode === 'cut') link.cut();
+  else link.blackhole();
+  await sleep(p.seconds * 1000);
+  link.restore();
+  const restoredAtMs = Date.now();
+  let renewedAtMs = Number.NaN;
+  await waitUntil(
+    'Lease renewed again',
+    async () => {
+      const at = parseMicroTime((await fed.leases.get(`karmada-cluster/${p.member}`)).spec?.renewTime) ?? 0;
+      renewedAtMs = at;
+      return at >= restoredAtMs;
+    },
+    { timeoutMs: 60_000, intervalMs: 100, retryErrors: true },
+  );
+  const readyAtMs = await waitUntil(
+    'Ready=True again',
+    async () => (await fed.readyStatus(p.member)) === 'True',
+    {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      retryErrors: true,
+    },
+  );
+  // Past the moment a stale Unknown would have been tainted; long enough for a failover to settle.
+  const longFault = p.seconds > fed.timing.monitorGraceSeconds + HOLD_SECONDS + 2;
+  await sleep(Math.max(0, cutAtMs + (fed.timing.monitorGraceSeconds + HOLD_SECONDS + 5) * 1000 - Date.now()));
+  if (longFault) {
+    await waitUntil(
+      'placed again',
+      async () => {
+        const b = await fed.bindings.find(`${NAMESPACE}/soak-${p.member}-deployment`);
+        return (b?.spec.clusters ?? []).some((c) => c.name === p.member);
+      },
+      { timeoutMs: 180_000, intervalMs: 500, retryErrors: true },
+    );
+  }
+  const samples = await observer.stop();
+  const late = noExecuteAddedAfter(samples, renewedAtMs);
+  const placedAgainAtMs = longFault ? Date.now() : renewedAtMs;
+  const left = leftAfter(samples, p.member, placedAgainAtMs);
+  const failedOver = everNoExecute(samples);
+  const falseEviction =
+    late.length > 0
+      ? `NoExecute after the renewal: ${late.join(', ')}`
+      : left.length > 0
+        ? 'binding left after the renewal'
+        : failedOver && !longFault && p.seconds < fed.timing.monitorGraceSeconds + HOLD_SECONDS
+          ? 'NoExecute in a partition shorter than grace + hold'
+          : undefined;
+  return { ...p, readyAfterMs: readyAtMs - restoredAtMs, falseEviction, failedOver };
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const random = seeded(Number(values.seed));
+  log(`seed ${values.seed}, ${String(MINUTES)} minutes, ${String(MEMBERS)} members`);
+  const fed = await startFailoverFederation({
+    members: MEMBERS,
+    nodes: 1,
+    timing: { taintHoldSeconds: HOLD_SECONDS },
+  });
+  const outcomes: Outcome[] = [];
+  try {
+    const names = fed.memberNames;
+    for (const [i, m] of names.entries())
+      await propagateTo(fed, `soak-${m}`, [m, names[(i + 1) % names.length] ?? m]);
+    await sleep(10_000);
+    const endAtMs = Date.now() + MINUTES * 60_000;
+    while (Date.now() < endAtMs) {
+      const member = names[Math.floor(random() * names.length)] ?? 'member1';
+      const mode = random() < 0.5 ? 'cut' : 'blackhole';
+      const seconds = Math.max(1, Math.round(Math.exp(random() * Math.log(90))));
+      const o = await partitionOnce(fed, { member, mode, seconds });
+      outcomes.push(o);
+      log(
+        `${member} ${mode} ${String(seconds)} s: Ready +${String(o.readyAfterMs)} ms, ` +
+          `${o.failedOver ? 'failed over' : 'nothing moved'}${o.falseEviction === undefined ? '' : `, FALSE EVICTION (${o.falseEviction})`}`,
+      );
+      await sleep(5_000 + random() * 25_000);
+    }
+  } finally {
+    await fed.destroy();
+  }
+  const ready = outcomes.map((o) => o.readyAfterMs).sort((a, b) => a - b);
+  const falseEvictions = outcomes.filter((o) => o.falseEviction !== undefined).length;
+  process.stdout.write(
+    [
+      `partitions: ${String(outcomes.length)} (${String(outcomes.filter((o) => o.mode === 'cut').length)} cut, ${String(outcomes.filter((o) => o.mode === 'blackhole').length)} blackholed)`,
+      `false evictions: ${String(falseEvictions)} (must be 0)`,
+      `true failovers: ${String(outcomes.filter((o) => o.failedOver && o.falseEviction === undefined).length)} (partitions longer than grace + hold: ${String(outcomes.filter((o) => o.seconds > 5 + HOLD_SECONDS + 2).length)})`,
+      `time to Ready=True after the link came back: p50 ${String(percentile(ready, 0.5))} ms, p90 ${String(percentile(ready, 0.9))} ms, max ${String(ready.at(-1) ?? Number.NaN)} ms`,
+      '',
+    ].join('\n'),
+  );
+  if (falseEvictions > 0) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,204 @@
+/**
+ * The partition matrix on the control plane's side: the control-plane process's link to its API
+ * server cut or blackholed, its API server killed and restarted, and the whole control plane
+ * (process and API server) killed and restarted, for 1, 5, 15, 30 and 60 s, with the shipped
+ * policy's hold time (15 s) and the test timings. Nothing is wrong with any member in these cells,
+ * so however long the fault, nothing may be tainted NoExecute, no binding may leave a cluster and
+ * no member copy may change; Ready is True again within one status period + 1 s of the control
+ * plane being back. Each kind of fault has a federation of its own (its cells in turn), all side by
+ * side; so has the two-minute outage of the whole control plane during which an agent restarts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  copiesSeen,
+  everNoExecute,
+  leftAfter,
+  type Sample,
+  startFailoverFederation,
+  type FailoverFederation,
+} from '@kf/testing';
+import { observe, placeOn, readyAgainAt, sleep } from './partition-cells.ts';
+
+const HOLD_SECONDS = 15;
+const SECONDS = [1, 5, 15, 30, 60] as const;
+const KINDS = ['link-cut', 'link-blackhole', 'api-restart', 'control-plane-restart'] as const;
+type Kind = (typeof KINDS)[number];
+const OUTAGE_SECONDS = 120;
+const MEMBER = 'member1';
+
+interface CellReport {
+  readonly seconds: number;
+  readonly backAtMs: number;
+  readonly readyAtMs: number;
+}
+
+interface KindReport {
+  readonly cells: readonly CellReport[];
+  readonly initialUid: string;
+  readonly samples: readonly Sample[];
+}
+
+const feds: FailoverFederation[] = [];
+const kindReports = new Map<Kind, Promise<KindReport>>();
+let outage: Promise<OutageReport>;
+
+beforeAll(async () => {
+  for (const kind of KINDS) kindReports.set(kind, runKind(kind));
+  outage = runOutage();
+  await Promise.allSettled([...kindReports.values(), outage]);
+  await printFigures();
+}, 900_000);
+
+/** How soon Ready was True after each fault, per kind and length. */
+async function printFigures(): Promise<void> {
+  const lines: string[] = [];
+  for (const kind of KINDS) {
+    const r = await kindReports.get(kind)?.catch(() => undefined);
+    const cells = (r?.cells ?? []).map(
+      (c) => `${String(c.seconds)} s +${String(c.readyAtMs - c.backAtMs)} ms`,
+    );
+    lines.push(`${kind.padEnd(21)} ${cells.join(', ')}`);
+  }
+  const o = await outage.catch(() => undefined);
+  if (o !== undefined) {
+    const after = Object.entries(o.readyAtMs).map(([m, at]) => `${m} +${String(at - o.backAtMs)} ms`);
+    lines.push(`two-minute outage     ${after.join(', ')}`);
+  }
+  process.stdout.write(
+    `control-plane faults, Ready=True after the control plane was back:\n${lines.join('\n')}\n`,
+  );
+}
+
+afterAll(async () => {
+  await Promise.allSettled(feds.map((f) => f.destroy()));
+});
+
+async function federation(members: number): Promise<FailoverFederation> {
+  const fed = await startFailoverFederation({
+    members,
+    nodes: 1,
+    timing: { taintHoldSeconds: HOLD_SECONDS },
+  });
+  feds.push(fed);
+  return fed;
+}
+
+/** Breaks the control plane in the way `kind` says for `seconds`; resolves when it is back. */
+async function fault(fed: FailoverFederation, kind: Kind, seconds: number): Promise<void> {
+  const ms = seconds * 1000;
+  switch (kind) {
+    case 'link-cut':
+      fed.links.controlPlane.cut();
+      await sleep(ms);
+      fed.links.controlPlane.restore();
+      return;
+    case 'link-blackhole':
+      fed.links.controlPlane.blackhole();
+      await sleep(ms);
+      fed.links.controlPlane.restore();
+      return;
+    case 'api-restart':
+      await fed.federation.controlPlane.killApiServer();
+      await sleep(ms);
+      await fed.federation.controlPlane.resumeApiServer();
+      return;
+    case 'control-plane-restart':
+      await fed.killControlPlane();
+      await sleep(ms);
+      await fed.resumeControlPlane();
+      return;
+  }
+}
+
+/** The cells of one kind in turn on one federation, observed throughout. */
+async function runKind(kind: Kind): Promise<KindReport> {
+  const fed = await federation(1);
+  const deployment = `web-${kind}`;
+  const initialUid = await placeOn(fed, deployment, { member: MEMBER });
+  const observer = observe(fed, MEMBER, deployment);
+  observer.start();
+  const cells: CellReport[] = [];
+  try {
+    for (const seconds of SECONDS) {
+      await fault(fed, kind, seconds);
+      const backAtMs = Date.now();
+      const readyAtMs = await readyAgainAt(fed, MEMBER);
+      cells.push({ seconds, backAtMs, readyAtMs });
+      // Past the moment a stale Unknown from the fault would have been tainted.
+      await sleep((fed.timing.monitorGraceSeconds + HOLD_SECONDS + 3) * 1000);
+    }
+  } finally {
+    await observer.stop();
+  }
+  return { cells, initialUid, samples: observer.samples };
+}
+
+interface OutageReport {
+  readonly initialUids: Readonly<Record<string, string>>;
+  readonly samples: Readonly<Record<string, readonly Sample[]>>;
+  readonly backAtMs: number;
+  readonly readyAtMs: Readonly<Record<string, number>>;
+}
+
+/**
+ * The whole control plane down for two minutes, member1's agent restarted in the middle of it:
+ * both members are watched every 250 ms from before the outage until a minute after it.
+ */
+async function runOutage(): Promise<OutageReport> {
+  const fed = await federation(2);
+  const members = ['member1', 'member2'];
+  const initialUids: Record<string, string> = {};
+  const observers = members.map((m) => observe(fed, m, `web-${m}`));
+  for (const m of members) initialUids[m] = await placeOn(fed, `web-${m}`, { member: m });
+  for (const o of observers) o.start();
+  try {
+    await fed.killControlPlane();
+    await sleep((OUTAGE_SECONDS * 1000) / 2);
+    await fed.restartAgent('member1');
+    await sleep((OUTAGE_SECONDS * 1000) / 2);
+    await fed.resumeControlPlane();
+    const backAtMs = Date.now();
+    const readyAtMs: Record<string, number> = {};
+    for (const m of members) readyAtMs[m] = await readyAgainAt(fed, m);
+    await sleep(60_000);
+    const samples: Record<string, readonly Sample[]> = {};
+    for (const [i, m] of members.entries()) samples[m] = await observers[i]!.stop();
+    return { initialUids, samples, backAtMs, readyAtMs };
+  } finally {
+    await Promise.all(observers.map((o) => o.stop()));
+  }
+}
+
+describe('partition matrix: the control plane', () => {
+  it.each(KINDS)('%s for 1, 5, 15, 30 and 60 s moves nothing', async (kind) => {
+    const r = await kindReports.get(kind);
+    if (r === undefined) throw new Error('cells did not run');
+    expect(r.cells.map((c) => c.seconds)).toEqual([...SECONDS]);
+    // Nothing was wrong with the member: never tainted NoExecute, never moved, the same copy.
+    expect(everNoExecute(r.samples)).toBe(false);
+    expect(leftAfter(r.samples, MEMBER, 0).map((s) => s.atMs)).toEqual([]);
+    expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
+    // Ready again within one status period (1 s) + 1 s of the control plane being back.
+    for (const c of r.cells) {
+      expect(c.readyAtMs - c.backAtMs, `Ready after the ${String(c.seconds)} s cell`).toBeLessThanOrEqual(
+        2_000,
+      );
+    }
+  });
+});
+
+describe('the whole control plane down for two minutes, an agent restarted meanwhile', () => {
+  it('deletes, recreates and changes nothing on the members, taints nothing, evicts nothing', async () => {
+    const r = await outage;
+    for (const m of ['member1', 'member2']) {
+      const samples = r.samples[m] ?? [];
+      // Sampled every 250 ms: the member's copy never went away nor came back with a new uid.
+      expect(samples.length).toBeGreaterThan(600);
+      expect(copiesSeen(samples)).toEqual([r.initialUids[m]]);
+      expect(everNoExecute(samples)).toBe(false);
+      expect(samples.flatMap((s) => s.taints ?? []).map((t) => `${t.key}:${t.effect}`)).toEqual([]);
+      expect(leftAfter(samples, m, 0).map((s) => s.atMs)).toEqual([]);
+      expect((r.readyAtMs[m] ?? Number.POSITIVE_INFINITY) - r.backAtMs).toBeLessThanOrEqual(2_000);
+    }
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * The cells of the partition matrix: one fault of one length against one member (or the whole
+ * control plane), with what a user is promised about it checked on what @kf/testing's partition
+ * Observer sampled every 250 ms from the control plane and the member:
+ * - a cluster whose Lease is renewed again after the fault never receives a NoExecute taint after
+ *   that renewal, and no binding leaves it then;
+ * - Ready is True again within one status period + 1 s of the link coming back;
+ * - a fault longer than grace + hold does fail over, and the copy comes back cleanly after it.
+ */
+import { parseMicroTime } from '@kf/kube';
+import { Observer, type FailoverFederation } from '@kf/testing';
+import {
+  NAMESPACE,
+  demoDeployment,
+  memberCopy,
+  placement,
+  policyFor,
+  propagate,
+  until,
+  worksOf,
+} from './support.ts';
+
+/**
+ * A Deployment of one replica Duplicated onto `member` (and `spare`, when given: somewhere for it
+ * to stay healthy while `member` is failed over), placed and with its copy on `member`.
+ */
+export async function placeOn(
+  fed: FailoverFederation,
+  deployment: string,
+  clusters: { readonly member: string; readonly spare?: string },
+): Promise<string> {
+  const { member, spare } = clusters;
+  await propagate(
+    fed,
+    policyFor(deployment, {
+      clusterAffinity: { clusterNames: spare === undefined ? [member] : [member, spare] },
+      replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+    }),
+    demoDeployment(deployment, 1),
+  );
+  await until(
+    `${deployment} placed on ${member}`,
+    async () => (await placement(fed, deployment))?.[member] === 1,
+  );
+  await until(
+    `${deployment} copy on ${member}`,
+    async () => (await memberCopy(fed, member, deployment)) !== undefined,
+  );
+  const copy = await memberCopy(fed, member, deployment);
+  return copy?.uid ?? '';
+}
+
+/** The first Lease renewal at or after `sinceMs` (renewTime has microseconds). */
+export async function renewedAgainAt(
+  fed: FailoverFederation,
+  member: string,
+  sinceMs: number,
+): Promise<number> {
+  let at = Number.NaN;
+  await until(
+    `${member} Lease renewed after the fault`,
+    async () => {
+      const lease = await fed.leases.get(`karmada-cluster/${member}`);
+      const renewed = parseMicroTime(lease.spec?.renewTime) ?? 0;
+      if (renewed < sinceMs) return false;
+      at = renewed;
+      return true;
+    },
+    60_000,
+    100,
+  );
+  return at;
+}
+
+/** The time Ready was first seen True at or after `sinceMs`, polling every 100 ms. */
+export function readyAgainAt(fed: FailoverFederation, member: string, timeoutMs = 90_000): Promise<number> {
+  return until(
+    `${member} Ready=True again`,
+    async () => (await fed.readyStatus(member)) === 'True',
+    timeoutMs,
+    100,
+  );
+}
+
+/**
+ * The copy came back cleanly: `member` untainted and placed again, its Work applied and not being
+ * deleted, one Work per placed cluster, the Deployment on the member with its replica.
+ */
+export async function cameBackCleanly(
+  fed: FailoverFederation,
+  member: string,
+  deployment: string,
+): Promise<void> {
+  await until(
+    `${deployment} back on ${member}`,
+    async () => {
+      const [p, works, copy, cluster] = await Promise.all([
+        placement(fed, deployment),
+        worksOf(fed, deployment),
+        memberCopy(fed, member, deployment),
+        fed.clusters.get(member),
+      ]);
+      const state = {
+        placement: p,
+        works,
+        copyReplicas: copy?.replicas,
+        taints: (cluster.spec.taints ?? []).map((t) => `${t.key}:${t.effect}`),
+      };
+      const clean =
+        p?.[member] === 1 &&
+        Object.keys(works).length === Object.keys(p).length &&
+        works[member]?.deleting === false &&
+        copy?.replicas === 1 &&
+        state.taints.length === 0;
+      // Thrown, so that a timeout names the last state seen.
+      if (!clean) throw new Error(JSON.stringify(state));
+      return true;
+    },
+    120_000,
+  );
+}
+
+/** An Observer of `deployment` (in the e2e namespace) and `member`. */
+export function observe(fed: FailoverFederation, member: string, deployment: string): Observer {
+  return new Observer(fed, { member, namespace: NAMESPACE, deployment });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,141 @@
+/**
+ * The partition matrix on the agent link: each member's agent reaches the control plane through
+ * its own proxy, which a cell cuts (RST) or blackholes (silence) for 1, 5, 15, 30 or 60 s, all
+ * cells side by side (a member each), with the shipped ClusterTaintPolicy's hold time (15 s) and
+ * the test timings (grace 5 s, status every 1 s). A fault shorter than grace + hold must move
+ * nothing; a longer one must fail over and come back cleanly; in every cell, no NoExecute taint
+ * lands after the Lease is renewed again and Ready is True within one status period + 1 s of the
+ * link coming back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  copiesSeen,
+  everNoExecute,
+  leftAfter,
+  noExecuteAddedAfter,
+  type Observer,
+  startFailoverFederation,
+  type FailoverFederation,
+} from '@kf/testing';
+import { cameBackCleanly, observe, placeOn, readyAgainAt, renewedAgainAt, sleep } from './partition-cells.ts';
+
+/** The shipped default policy's hold time (deploy/controlplane/cluster-taint-policy.yaml). */
+const HOLD_SECONDS = 15;
+const SECONDS = [1, 5, 15, 30, 60] as const;
+const MODES = ['cut', 'blackhole'] as const;
+
+interface Cell {
+  readonly mode: (typeof MODES)[number];
+  readonly seconds: number;
+  readonly member: string;
+}
+
+const cells: readonly Cell[] = MODES.flatMap((mode, m) =>
+  SECONDS.map((seconds, i) => ({ mode, seconds, member: `member${String(m * SECONDS.length + i + 1)}` })),
+);
+
+interface CellReport {
+  readonly restoredAtMs: number;
+  readonly renewedAtMs: number;
+  readonly readyAtMs: number;
+  /** When the outcome was settled: at once, or once the copy was back after a failover. */
+  readonly settledAtMs: number;
+  readonly initialUid: string;
+  readonly samples: Awaited<ReturnType<Observer['stop']>>;
+}
+
+let fed: FailoverFederation;
+const reports = new Map<string, Promise<CellReport>>();
+
+beforeAll(async () => {
+  fed = await startFailoverFederation({
+    members: cells.length,
+    nodes: 1,
+    timing: { taintHoldSeconds: HOLD_SECONDS },
+    // Cells fail side by side: up to six members are Unknown at once, which is not a fleet outage.
+    controlPlaneFlags: ['--fleet-guard-pause-threshold=0.95', '--fleet-guard-resume-threshold=0.9'],
+  });
+  for (const cell of cells) reports.set(cell.member, runCell(cell));
+  // Let every cell finish before the tests read them (a failure is reported by its own test).
+  await Promise.allSettled(reports.values());
+  await printFigures();
+}, 600_000);
+
+/** One line per cell: how soon the Lease and Ready came back, and whether it failed over. */
+async function printFigures(): Promise<void> {
+  const lines: string[] = [];
+  for (const cell of cells) {
+    const r = await reports.get(cell.member)?.catch(() => undefined);
+    if (r === undefined) continue;
+    lines.push(
+      `${cell.mode.padEnd(9)} ${String(cell.seconds).padStart(2)} s: Lease renewed +${String(r.renewedAtMs - r.restoredAtMs)} ms, ` +
+        `Ready=True +${String(r.readyAtMs - r.restoredAtMs)} ms, ${everNoExecute(r.samples) ? 'failed over' : 'nothing moved'}`,
+    );
+  }
+  process.stdout.write(`partition matrix (agent link), after the link came back:\n${lines.join('\n')}\n`);
+}
+
+afterAll(async () => {
+  await (fed as FailoverFederation | undefined)?.destroy();
+});
+
+/** One cell: place, break the link, restore, and watch until the outcome is settled. */
+async function runCell(cell: Cell): Promise<CellReport> {
+  const deployment = `web-${cell.member}`;
+  // A cell that fails over has the first cell's member to stay on meanwhile (its own fault is 1 s).
+  const spare = failsOver(cell) ? cells[0]?.member : undefined;
+  const initialUid = await placeOn(fed, deployment, {
+    member: cell.member,
+    ...(spare === undefined ? {} : { spare }),
+  });
+  const observer = observe(fed, cell.member, deployment);
+  observer.start();
+  try {
+    const link = fed.links.agentToControlPlane(cell.member);
+    const cutAtMs = Date.now();
+    if (cell.mode === 'cut') link.cut();
+    else link.blackhole();
+    await sleep(cell.seconds * 1000);
+    link.restore();
+    const restoredAtMs = Date.now();
+    const renewedAtMs = await renewedAgainAt(fed, cell.member, restoredAtMs);
+    const readyAtMs = await readyAgainAt(fed, cell.member);
+    if (failsOver(cell)) await cameBackCleanly(fed, cell.member, deployment);
+    const settledAtMs = Date.now();
+    // Past the moment a stale Unknown from the fault would have been tainted.
+    await sleep(
+      Math.max(0, cutAtMs + (fed.timing.monitorGraceSeconds + HOLD_SECONDS + 5) * 1000 - Date.now()),
+    );
+    return { restoredAtMs, renewedAtMs, readyAtMs, settledAtMs, initialUid, samples: await observer.stop() };
+  } finally {
+    await observer.stop();
+  }
+}
+
+/** Longer than grace + hold, with a margin for the periods in between. */
+function failsOver(cell: Cell): boolean {
+  return cell.seconds > fed.timing.monitorGraceSeconds + HOLD_SECONDS + 2;
+}
+
+describe('partition matrix: the agent link', () => {
+  it.each(cells)('$mode for $seconds s ($member)', async (cell) => {
+    const r = await reports.get(cell.member);
+    if (r === undefined) throw new Error('cell did not run');
+    // No NoExecute taint after the Lease was renewed again, and the binding stays from then on.
+    expect(noExecuteAddedAfter(r.samples, r.renewedAtMs)).toEqual([]);
+    const placedAgainAtMs = failsOver(cell) ? r.settledAtMs : r.renewedAtMs;
+    expect(leftAfter(r.samples, cell.member, placedAgainAtMs).map((s) => s.atMs)).toEqual([]);
+    // Ready again within one status period (1 s) + 1 s of the link coming back.
+    expect(r.readyAtMs - r.restoredAtMs).toBeLessThanOrEqual(2_000);
+    if (failsOver(cell)) {
+      // It did fail over: tainted NoExecute and moved off during the fault.
+      expect(everNoExecute(r.samples)).toBe(true);
+      expect(leftAfter(r.samples, cell.member, 0).length).toBeGreaterThan(0);
+    } else {
+      // Nothing moved: never tainted NoExecute, always placed, the same copy all along.
+      expect(everNoExecute(r.samples)).toBe(false);
+      expect(leftAfter(r.samples, cell.member, 0)).toEqual([]);
+      expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
+    }
+  });
+});
