@@ -74,8 +74,12 @@ describe.each(allKinds.map((k) => [k.kind, k] as const))('the %s CRD', (_name, k
     expect(crd.spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([[kind.version, true, true]]);
   });
 
-  it('has a status subresource and requires spec', () => {
-    expect(version?.subresources?.status).toEqual({});
+  it('has a status subresource exactly when it has status fields, and requires spec', () => {
+    if (kind.statusFields.length > 0) expect(version?.subresources?.status).toEqual({});
+    else {
+      expect(version?.subresources).toBeUndefined();
+      expect(root?.properties?.['status']).toBeUndefined();
+    }
     expect(root?.required).toEqual(['spec']);
   });
 
@@ -183,6 +187,43 @@ function enumProblems(node: Schema, path: string): string[] {
   }
   return problems;
 }
+
+/**
+ * Spec fields users write with no upper bound: a list without maxItems, a map without
+ * maxProperties, a free string without maxLength. Objects kept as written (embedded manifests)
+ * and quantities (bounded by their pattern's shape) are not looked into.
+ */
+function unboundedFields(node: Schema, path: string): string[] {
+  if (node['x-kubernetes-preserve-unknown-fields'] === true || node['x-kubernetes-int-or-string'] === true)
+    return [];
+  const own =
+    (node.type === 'array' && node.maxItems === undefined) ||
+    (node.additionalProperties !== undefined && node.maxProperties === undefined) ||
+    (node.type === 'string' &&
+      node.maxLength === undefined &&
+      node.enum === undefined &&
+      node.format !== 'date-time')
+      ? [path]
+      : [];
+  const children: [string, Schema][] = [
+    ...Object.entries(node.properties ?? {}).map(([k, v]): [string, Schema] => [`${path}.${k}`, v]),
+    ...(node.items === undefined ? [] : [[`${path}[]`, node.items] as [string, Schema]]),
+    ...(node.additionalProperties === undefined
+      ? []
+      : [[`${path}{}`, node.additionalProperties] as [string, Schema]]),
+  ];
+  return [...own, ...children.flatMap(([p, child]) => unboundedFields(child, p))];
+}
+
+/** Kinds whose whole spec users write (bindings and Works are written by the control plane). */
+const userWrittenKinds = allKinds.filter((k) => !['work.karmada.io'].includes(k.group));
+
+describe.each(userWrittenKinds.map((k) => [k.kind, k] as const))('the %s spec', (_name, kind) => {
+  it('bounds every list, map and free string', () => {
+    const spec = generatedCrd(fileOf(kind)).spec.versions[0]?.schema.openAPIV3Schema.properties?.['spec'];
+    expect(unboundedFields(spec ?? {}, '.spec')).toEqual([]);
+  });
+});
 
 describe.each([...generated.entries()])('the schema in %s', (_file, crd) => {
   it('is structural: typed nodes, declared required fields, keyed list maps, bounded and well-aimed rules', () => {

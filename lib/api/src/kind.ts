@@ -42,7 +42,8 @@ export interface KindDefinition<T> {
   readonly shortNames?: readonly string[];
   readonly namespaced: boolean;
   readonly specFields: AllKeys<SpecOf<T>>;
-  readonly statusFields: AllKeys<StatusOf<T>>;
+  /** `{}` for a kind without a status (its object type has `status?: never`). */
+  readonly statusFields: [StatusOf<T>] extends [never] ? Record<string, never> : AllKeys<StatusOf<T>>;
 }
 
 /** Every Karmada CRD is listed by `kubectl get karmada-io`. */

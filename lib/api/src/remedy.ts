@@ -1,7 +1,6 @@
 /** remedy.karmada.io/v1alpha1 Remedy: actions to take on clusters whose conditions match. */
 import { defineKind } from './kind.ts';
 import type { KarmadaObject } from './meta.ts';
-import type { PolicyStatus } from './policy.ts';
 
 export type RemedyAction = 'TrafficControl';
 
@@ -36,7 +35,8 @@ export interface RemedySpec {
   readonly actions?: readonly RemedyAction[];
 }
 
-export type Remedy = KarmadaObject<RemedySpec, PolicyStatus>;
+/** No status, as upstream: what a Remedy does shows in the clusters' `status.remedyActions`. */
+export type Remedy = KarmadaObject<RemedySpec, never>;
 
 export const remedyKind = defineKind<Remedy>({
   group: 'remedy.karmada.io',
@@ -45,5 +45,5 @@ export const remedyKind = defineKind<Remedy>({
   plural: 'remedies',
   namespaced: false,
   specFields: { clusterAffinity: true, decisionMatches: true, actions: true },
-  statusFields: { observedGeneration: true, conditions: true },
+  statusFields: {},
 });

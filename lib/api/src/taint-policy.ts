@@ -1,7 +1,7 @@
 /** policy.karmada.io/v1alpha1 ClusterTaintPolicy: taints clusters by their conditions. */
 import { defineKind } from './kind.ts';
 import type { ConditionStatus, KarmadaObject, TaintEffect } from './meta.ts';
-import type { ClusterAffinity, PolicyStatus } from './policy.ts';
+import type { ClusterAffinity } from './policy.ts';
 
 export type MatchConditionOperator = 'In' | 'NotIn';
 
@@ -34,7 +34,8 @@ export interface ClusterTaintPolicySpec {
   readonly addAfterSeconds?: number;
 }
 
-export type ClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec, PolicyStatus>;
+/** No status, as upstream: what a policy does shows in the clusters' `spec.taints`. */
+export type ClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec, never>;
 
 export const clusterTaintPolicyKind = defineKind<ClusterTaintPolicy>({
   group: 'policy.karmada.io',
@@ -49,5 +50,5 @@ export const clusterTaintPolicyKind = defineKind<ClusterTaintPolicy>({
     taints: true,
     addAfterSeconds: true,
   },
-  statusFields: { observedGeneration: true, conditions: true },
+  statusFields: {},
 });

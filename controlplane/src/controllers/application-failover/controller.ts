@@ -23,6 +23,7 @@ import {
   type BindingStore,
 } from '../../workload/bindings.ts';
 import { recordOnBinding } from '../../workload/events.ts';
+import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
   planApplicationFailover,
   type ApplicationFailoverGates,
@@ -108,13 +109,15 @@ async function evict(
       { signal },
     );
   } catch (err: unknown) {
-    for (const { cluster } of plan.evicted) {
-      recordOnBinding(deps.events, b, {
-        type: 'Warning',
-        reason: eventReasons.evictWorkloadFromClusterFailed,
-        message: `Evict from cluster ${cluster} failed.`,
-      });
-    }
+    warnUnlessConflict(err, () => {
+      for (const { cluster } of plan.evicted) {
+        recordOnBinding(deps.events, b, {
+          type: 'Warning',
+          reason: eventReasons.evictWorkloadFromClusterFailed,
+          message: `Evict from cluster ${cluster} failed.`,
+        });
+      }
+    });
     throw err;
   }
   for (const { cluster, task } of plan.evicted) {

@@ -8,6 +8,7 @@ import { clusterConditionTypes, eventReasons, findCondition, parseTime, type Clu
 import type { EventRecorder, ResourceClient, WatchCache } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
+import { warnUnlessConflict } from '../../write-warnings.ts';
 import { planSchedulingTaints } from './scheduling-taints.ts';
 import { describeTaints } from './taint-diff.ts';
 
@@ -36,7 +37,9 @@ export function clusterTaintsController(deps: ClusterTaintsDeps): ControllerSpec
           { signal },
         );
       } catch (err: unknown) {
-        deps.events.record(cluster, 'Warning', eventReasons.taintClusterFailed, String(err));
+        warnUnlessConflict(err, () => {
+          deps.events.record(cluster, 'Warning', eventReasons.taintClusterFailed, String(err));
+        });
         throw err;
       }
       const since = parseTime(ready?.lastTransitionTime);

@@ -29,6 +29,7 @@ import {
 } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
 import { bindingKeysOnCluster, type BindingStore } from '../../binding-keys.ts';
+import { warnUnlessConflict } from '../../write-warnings.ts';
 
 /** Upstream's CleanupCheckInterval: how often a waiting deletion looks again. */
 export const CLEANUP_CHECK_INTERVAL_MS = 10_000;
@@ -111,7 +112,9 @@ async function ensureExecutionSpace(
     );
   } catch (err: unknown) {
     if (isAlreadyExists(err)) return;
-    deps.events.record(cluster, 'Warning', eventReasons.createExecutionSpaceFailed, String(err));
+    warnUnlessConflict(err, () => {
+      deps.events.record(cluster, 'Warning', eventReasons.createExecutionSpaceFailed, String(err));
+    });
     throw err;
   }
   const message = `Created execution space(${namespace}) for cluster(${name}).`;
@@ -164,7 +167,9 @@ async function removeExecutionSpace(deps: ClusterDeps, cluster: Cluster, signal:
     await deps.namespaceClient.delete(namespace, { signal });
   } catch (err: unknown) {
     if (isNotFound(err)) return;
-    deps.events.record(cluster, 'Warning', eventReasons.removeExecutionSpaceFailed, String(err));
+    warnUnlessConflict(err, () => {
+      deps.events.record(cluster, 'Warning', eventReasons.removeExecutionSpaceFailed, String(err));
+    });
     throw err;
   }
   deps.events.record(

@@ -29,6 +29,7 @@ import {
   type BindingStore,
 } from '../../binding-keys.ts';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
+import { warnUnlessConflict } from '../../write-warnings.ts';
 import type { FleetGuard } from '../fleet-guard/guard.ts';
 import type { EvictionPacer } from '../fleet-guard/pacer.ts';
 import { planGracefulEviction } from '../graceful-eviction/evict-cluster.ts';
@@ -155,10 +156,12 @@ async function evict(
       { signal },
     );
   } catch (err: unknown) {
-    for (const d of due.now) {
-      const message = `Evict from cluster ${d.cluster} failed.`;
-      deps.events.record(ref, 'Warning', eventReasons.evictWorkloadFromClusterFailed, message);
-    }
+    warnUnlessConflict(err, () => {
+      for (const d of due.now) {
+        const message = `Evict from cluster ${d.cluster} failed.`;
+        deps.events.record(ref, 'Warning', eventReasons.evictWorkloadFromClusterFailed, message);
+      }
+    });
     throw err;
   }
   for (const d of due.now) {

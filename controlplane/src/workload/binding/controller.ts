@@ -23,6 +23,7 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
+import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
   allBindings,
   bindingClient,
@@ -115,7 +116,7 @@ async function syncWorks(
 ): ReturnType<ControllerSpec['reconcile']> {
   const { key, b, template } = target;
   const byKey = new Map(target.works.map((w) => [keyOf(w), w]));
-  const failures: string[] = [];
+  const failures: WorkFailure[] = [];
   let written = 0;
   let waiting = false;
   const targets = targetClusters(b);
@@ -132,7 +133,7 @@ async function syncWorks(
       written++;
     } catch (err: unknown) {
       ctx.log.warn({ err, cluster: c.name }, 'could not write Work');
-      failures.push(`${c.name}: ${err instanceof Error ? err.message : String(err)}`);
+      failures.push({ cluster: c.name, err });
     }
   }
   reportSync(deps, target, failures, written);
@@ -174,21 +175,36 @@ async function writeWork(deps: BindingControllerDeps, plan: WorkWrite, signal: A
   else await deps.workClient.replace(plan.work, { signal });
 }
 
-/** SyncWorkFailed (and a retry) when any cluster failed, SyncWorkSucceed when something was written. */
+interface WorkFailure {
+  readonly cluster: string;
+  readonly err: unknown;
+}
+
+/**
+ * A retry when any cluster failed, with SyncWorkFailed naming the failures other than conflicts;
+ * SyncWorkSucceed when something was written.
+ */
 function reportSync(
   deps: BindingControllerDeps,
   target: Target,
-  failures: readonly string[],
+  failures: readonly WorkFailure[],
   written: number,
 ): void {
   const { key, b } = target;
   const what = `${isClusterBindingKey(key) ? 'ClusterResourceBinding' : 'ResourceBinding'}(${key})`;
   if (failures.length > 0) {
-    recordOnBinding(deps.events, b, {
-      type: 'Warning',
-      reason: 'SyncWorkFailed',
-      message: `Failed to sync work of ${what}: ${failures.join('; ')}`,
-    });
+    const warned: string[] = [];
+    for (const { cluster, err } of failures)
+      warnUnlessConflict(err, () =>
+        warned.push(`${cluster}: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    if (warned.length > 0) {
+      recordOnBinding(deps.events, b, {
+        type: 'Warning',
+        reason: 'SyncWorkFailed',
+        message: `Failed to sync work of ${what}: ${warned.join('; ')}`,
+      });
+    }
     throw new Error(`syncing Works failed for ${failures.length} cluster(s)`);
   }
   if (written > 0) {
@@ -206,10 +222,12 @@ async function deleteWork(deps: BindingControllerDeps, w: Work, ctx: Ctx, b: Res
     ctx.log.info({ work: keyOf(w) }, 'Work deleted');
   } catch (err: unknown) {
     if (isNotFound(err)) return;
-    recordOnBinding(deps.events, b, {
-      type: 'Warning',
-      reason: 'CleanupWorkFailed',
-      message: `Failed to delete Work ${keyOf(w)}`,
+    warnUnlessConflict(err, () => {
+      recordOnBinding(deps.events, b, {
+        type: 'Warning',
+        reason: 'CleanupWorkFailed',
+        message: `Failed to delete Work ${keyOf(w)}`,
+      });
     });
     throw err;
   }

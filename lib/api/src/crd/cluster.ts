@@ -6,29 +6,29 @@
  */
 import { clusterKind } from '../cluster.ts';
 import {
-  conditionStatusValues,
+  bounds,
   labelValue,
+  looseConditionList,
   maxLabelValueLength,
+  maxQualifiedNameLength,
   patterns,
   quantity,
   resourceList,
   taintList,
 } from './common.ts';
 import { ageColumn, customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
-import { arr, bool, int, int32, int64, obj, oneOf, str, stringMap, time, type Schema } from './schema.ts';
+import { arr, bool, int, int32, mapOf, obj, oneOf, str, type Schema } from './schema.ts';
 
 function secretRef(description: string): Schema {
   return obj(
     description,
     {
-      namespace: str('Namespace of the Secret.', { minLength: 1 }),
-      name: str('Name of the Secret.', { minLength: 1 }),
+      namespace: str('Namespace of the Secret.', { minLength: 1, maxLength: bounds.namespace }),
+      name: str('Name of the Secret.', { minLength: 1, maxLength: bounds.name }),
     },
     { required: ['namespace', 'name'] },
   );
 }
-
-const maxUrlLength = 2048;
 
 function spec(): Schema {
   return obj(
@@ -42,7 +42,7 @@ function spec(): Schema {
         'Pull',
       ]),
       apiEndpoint: str('URL of the member API server.', {
-        maxLength: maxUrlLength,
+        maxLength: bounds.url,
         rules: [
           {
             rule:
@@ -58,7 +58,7 @@ function spec(): Schema {
         default: false,
       }),
       proxyURL: str('Proxy (http, https or socks5) for reaching the member.', {
-        maxLength: maxUrlLength,
+        maxLength: bounds.url,
         rules: [
           {
             rule: "self == '' || (isURL(self) && url(self).getScheme() in ['http', 'https', 'socks5'])",
@@ -66,15 +66,19 @@ function spec(): Schema {
           },
         ],
       }),
-      proxyHeader: stringMap('Headers sent to the proxy; several values are comma-separated.'),
+      proxyHeader: mapOf(
+        'Headers sent to the proxy; several values are comma-separated.',
+        str('Header value.', { maxLength: bounds.url }),
+        { maxProperties: bounds.smallList },
+      ),
       provider: labelValue('Cloud provider of the cluster.'),
       region: labelValue('Region of the cluster.'),
       zone: labelValue('Deprecated: use zones.'),
-      zones: arr('Zones of the cluster.', {
-        type: 'string',
-        pattern: patterns.labelValue,
-        maxLength: maxLabelValueLength,
-      }),
+      zones: arr(
+        'Zones of the cluster.',
+        { type: 'string', pattern: patterns.labelValue, maxLength: maxLabelValueLength },
+        { maxItems: bounds.zones },
+      ),
       taints: taintList('Taints on the cluster; key and effect identify a taint.'),
       resourceModels: arr(
         'Grades of node shapes used to count allocatable replicas.',
@@ -87,16 +91,21 @@ function spec(): Schema {
               obj(
                 'A resource range [min, max).',
                 {
-                  name: str('Resource name, e.g. cpu or memory.', { minLength: 1 }),
+                  name: str('Resource name, e.g. cpu or memory.', {
+                    minLength: 1,
+                    maxLength: maxQualifiedNameLength,
+                  }),
                   min: quantity('Inclusive lower bound.'),
                   max: quantity('Exclusive upper bound.'),
                 },
                 { required: ['name', 'min', 'max'] },
               ),
+              { maxItems: bounds.smallList },
             ),
           },
           { required: ['grade', 'ranges'] },
         ),
+        { maxItems: bounds.smallList },
       ),
     },
     {
@@ -109,25 +118,6 @@ function spec(): Schema {
         },
       ],
     },
-  );
-}
-
-/** Cluster conditions are written by many parties and upstream does not validate them. */
-function clusterConditions(): Schema {
-  return arr(
-    'Ready, CompleteAPIEnablements, ServiceDomainNameResolutionReady and others.',
-    obj(
-      'One aspect of the cluster state.',
-      {
-        type: str('Condition type.', { minLength: 1, maxLength: 316 }),
-        status: oneOf('Status of the condition.', conditionStatusValues),
-        observedGeneration: int64('The .metadata.generation the condition was set for.'),
-        lastTransitionTime: time('When the status last changed.'),
-        reason: str('Programmatic identifier of the last transition.'),
-        message: str('Human-readable details.'),
-      },
-      { required: ['type', 'status'] },
-    ),
   );
 }
 
@@ -152,7 +142,9 @@ function status(): Schema {
         { required: ['groupVersion'] },
       ),
     ),
-    conditions: clusterConditions(),
+    conditions: looseConditionList(
+      'Ready, CompleteAPIEnablements, ServiceDomainNameResolutionReady and others.',
+    ),
     nodeSummary: obj('Node counts.', {
       totalNum: int32('Number of nodes.'),
       readyNum: int32('Number of ready nodes.'),

@@ -3,10 +3,13 @@ import { arr, int32, int64, mapOf, obj, oneOf, str, time, type Schema } from './
 
 const dnsSubdomainPrefix = '([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?';
 const qualifiedNameBody = `${dnsSubdomainPrefix}[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?`;
+const reasonBody = '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?';
 
 export const patterns = {
   /** RFC 1123 label: lower-case alphanumerics and '-'. */
   dnsLabel: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  /** An RFC 1123 label, or empty. */
+  optionalDnsLabel: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$',
   /** A label key: optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
   qualifiedName: `^${qualifiedNameBody}$`,
   /** A label key, or empty. */
@@ -16,7 +19,16 @@ export const patterns = {
   /** metav1.Condition type. */
   conditionType: `^${dnsSubdomainPrefix}(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`,
   /** CamelCase machine-readable reason (conditions, eviction tasks). */
-  reason: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+  reason: `^${reasonBody}$`,
+  /** A reason, or empty: Go clients write an unset metav1.Condition reason as "". */
+  optionalReason: `^(${reasonBody})?$`,
+  /** `group/version`, or `version` for the core group. */
+  apiVersion: `^${dnsSubdomainPrefix}[a-z0-9]([-a-z0-9]*[a-z0-9])?$`,
+  /**
+   * A kind: the API server requires a CustomResourceDefinition's kind, lower-cased, to be a
+   * DNS-1035 label, so any kind that can be served matches (and `Deploy ment` does not).
+   */
+  kind: '^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$',
   quantity:
     '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
 } as const;
@@ -24,6 +36,54 @@ export const patterns = {
 /** Longest label key: 253-character prefix, '/', 63-character name. */
 export const maxQualifiedNameLength = 317;
 export const maxLabelValueLength = 63;
+
+/**
+ * Upper bounds on the lists, maps and strings users write. Upstream's Go types declare almost
+ * none; without them a typo or a runaway generator can store an object that every controller
+ * walks on every reconcile, and the API server costs CEL rules as if each list filled a whole
+ * request. Each bound is far above what a real object holds; Kubernetes' own limits where it has
+ * them. Lists only the product writes (binding placement results, aggregated status, API
+ * enablements) are left unbounded: they grow with the federation and its clusters.
+ */
+export const bounds = {
+  /** Object names: a DNS subdomain (Kubernetes' limit). */
+  name: 253,
+  /** Namespace names: a DNS label (Kubernetes' limit). */
+  namespace: 63,
+  /** Kinds: a DNS-1035 label once lower-cased (the API server's rule for CRD kinds). */
+  kind: 63,
+  /** `group/version`: a DNS subdomain, '/', a DNS label. */
+  apiVersion: 317,
+  /** metav1.Condition limits, as Kubernetes' generated CRDs declare them. */
+  conditionType: 316,
+  conditionReason: 1024,
+  conditionMessage: 32768,
+  /**
+   * Cluster names in one list (affinities, exclusions, suspensions, remedies): far more clusters
+   * than a federation holds in practice; a longer list is better written as a label selector.
+   */
+  clusterNames: 1000,
+  /** Resource selectors in one policy: a policy names a few kinds; 100 leaves room for listing objects by name. */
+  resourceSelectors: 100,
+  /** Requirements in one label or field selector, and labels in one matchLabels. */
+  selectorRequirements: 100,
+  /** Values in one selector requirement: as many as cluster names, since labels often name clusters. */
+  selectorValues: 1000,
+  /** Taints on a cluster or in a ClusterTaintPolicy: a handful in practice. */
+  taints: 100,
+  /** Zones of one cluster. */
+  zones: 100,
+  /** Condition matches in one ClusterTaintPolicy condition list or Remedy. */
+  conditionMatches: 64,
+  /** Entries of small hand-written lists: dependent overrides, preserved labels, resource-model grades and ranges, proxy headers. */
+  smallList: 100,
+  /** Remedy actions: one value is defined; room for more to come. */
+  remedyActions: 16,
+  /** Hosts, TLS entries, rules and paths of one MultiClusterIngress (Ingress itself has no limit). */
+  ingressEntries: 1000,
+  /** URLs, HTTP header values, JSONPath templates and ingress paths. */
+  url: 2048,
+} as const;
 
 export function labelKey(description: string): Schema {
   return str(description, { pattern: patterns.qualifiedName, maxLength: maxQualifiedNameLength });
@@ -33,34 +93,86 @@ export function labelValue(description: string): Schema {
   return str(description, { pattern: patterns.labelValue, maxLength: maxLabelValueLength });
 }
 
+/** A list of strings the product writes; unbounded (see {@link bounds}). */
 export function stringList(description: string): Schema {
   return arr(description, { type: 'string' });
 }
 
+/** A list of object names users write. */
+export function nameList(description: string, maxItems: number): Schema {
+  return arr(description, { type: 'string', maxLength: bounds.name }, { maxItems });
+}
+
+/** A list of cluster names users write. */
+export function clusterNameList(description: string): Schema {
+  return nameList(description, bounds.clusterNames);
+}
+
+/** A metav1.Condition type, e.g. `Ready` or `example.com/Maintenance`. */
+export function conditionType(description: string): Schema {
+  return str(description, {
+    pattern: patterns.conditionType,
+    minLength: 1,
+    maxLength: bounds.conditionType,
+  });
+}
+
 export const conditionStatusValues = ['True', 'False', 'Unknown'] as const;
+
+/** A condition list is keyed by type: two entries of one type are refused, as for built-in kinds. */
+function keyedConditions(description: string, condition: Schema): Schema {
+  return arr(description, condition, { listType: 'map', listMapKeys: ['type'] });
+}
 
 /** metav1.Condition with the validation its generated CRDs carry. */
 export function conditionList(description: string): Schema {
-  return arr(
+  return keyedConditions(
     description,
     obj(
       'One aspect of the current state.',
       {
-        type: str('Type of condition in CamelCase or in foo.example.com/CamelCase.', {
-          pattern: patterns.conditionType,
-          maxLength: 316,
-        }),
+        type: conditionType('Type of condition in CamelCase or in foo.example.com/CamelCase.'),
         status: oneOf('Status of the condition.', conditionStatusValues),
         observedGeneration: int64('The .metadata.generation the condition was set for.', { minimum: 0 }),
         lastTransitionTime: time('When the status last changed.'),
         reason: str('Programmatic identifier of the last transition, in CamelCase.', {
           pattern: patterns.reason,
           minLength: 1,
-          maxLength: 1024,
+          maxLength: bounds.conditionReason,
         }),
-        message: str('Human-readable details of the last transition.', { maxLength: 32768 }),
+        message: str('Human-readable details of the last transition.', {
+          maxLength: bounds.conditionMessage,
+        }),
       },
       { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
+    ),
+  );
+}
+
+/**
+ * Cluster conditions: metav1.Condition bounds and patterns, but only type and status required
+ * and an empty reason allowed, since other parties' agents write them and upstream's aggregated
+ * server checks nothing (a Go client sends an unset reason or message as "").
+ */
+export function looseConditionList(description: string): Schema {
+  return keyedConditions(
+    description,
+    obj(
+      'One aspect of the current state.',
+      {
+        type: conditionType('Type of condition in CamelCase or in foo.example.com/CamelCase.'),
+        status: oneOf('Status of the condition.', conditionStatusValues),
+        observedGeneration: int64('The .metadata.generation the condition was set for.', { minimum: 0 }),
+        lastTransitionTime: time('When the status last changed.'),
+        reason: str('Programmatic identifier of the last transition, in CamelCase.', {
+          pattern: patterns.optionalReason,
+          maxLength: bounds.conditionReason,
+        }),
+        message: str('Human-readable details of the last transition.', {
+          maxLength: bounds.conditionMessage,
+        }),
+      },
+      { required: ['type', 'status'] },
     ),
   );
 }
@@ -96,7 +208,7 @@ export function taintList(description: string): Schema {
       },
       { required: ['key', 'effect'] },
     ),
-    { listType: 'map', listMapKeys: ['key', 'effect'] },
+    { maxItems: bounds.taints, listType: 'map', listMapKeys: ['key', 'effect'] },
   );
 }
 
@@ -153,12 +265,23 @@ export function toleration(validated: boolean): Schema {
   });
 }
 
+/** Values of a selector requirement, as users write them. */
+export function selectorValues(description: string): Schema {
+  return arr(
+    description,
+    { type: 'string', maxLength: maxLabelValueLength },
+    { maxItems: bounds.selectorValues, listType: 'atomic' },
+  );
+}
+
 /** metav1.LabelSelector. */
 export function labelSelector(description: string): Schema {
   return obj(
     description,
     {
-      matchLabels: mapOf('Labels that must all be present with these values.', labelValue('Label value.')),
+      matchLabels: mapOf('Labels that must all be present with these values.', labelValue('Label value.'), {
+        maxProperties: bounds.selectorRequirements,
+      }),
       matchExpressions: arr(
         'Requirements that must all hold.',
         obj(
@@ -171,17 +294,11 @@ export function labelSelector(description: string): Schema {
               'Exists',
               'DoesNotExist',
             ]),
-            values: arr(
-              'Values for In and NotIn; empty for Exists and DoesNotExist.',
-              { type: 'string' },
-              {
-                listType: 'atomic',
-              },
-            ),
+            values: selectorValues('Values for In and NotIn; empty for Exists and DoesNotExist.'),
           },
           { required: ['key', 'operator'] },
         ),
-        { listType: 'atomic' },
+        { maxItems: bounds.selectorRequirements, listType: 'atomic' },
       ),
     },
     { mapType: 'atomic' },

@@ -17,7 +17,7 @@ export interface CustomResourceDefinitionVersion {
   readonly storage: boolean;
   readonly additionalPrinterColumns?: readonly PrinterColumn[];
   readonly schema: { readonly openAPIV3Schema: Schema };
-  readonly subresources: { readonly status: Readonly<Record<string, never>> };
+  readonly subresources?: { readonly status: Readonly<Record<string, never>> };
 }
 
 export interface CustomResourceDefinition {
@@ -43,7 +43,8 @@ export interface CrdParts {
   /** What the kind is for, one sentence. */
   readonly description: string;
   readonly spec: Schema;
-  readonly status: Schema;
+  /** Unset for kinds without a status (no status field, no status subresource), as upstream. */
+  readonly status?: Schema;
   /** Restrictions on metadata.name (the only metadata a CRD schema may restrict). */
   readonly name?: Schema;
   readonly rules?: readonly ValidationRule[];
@@ -66,7 +67,7 @@ export function customResourceDefinition(kind: KindDescriptor, parts: CrdParts):
       kind: str('REST resource this object represents.'),
       metadata,
       spec: parts.spec,
-      status: parts.status,
+      ...(parts.status === undefined ? {} : { status: parts.status }),
     },
     { required: ['spec'], ...(parts.rules === undefined ? {} : { rules: parts.rules }) },
   );
@@ -92,7 +93,7 @@ export function customResourceDefinition(kind: KindDescriptor, parts: CrdParts):
           storage: true,
           ...(parts.columns === undefined ? {} : { additionalPrinterColumns: parts.columns }),
           schema: { openAPIV3Schema: root },
-          subresources: { status: {} },
+          ...(parts.status === undefined ? {} : { subresources: { status: {} } }),
         },
       ],
     },

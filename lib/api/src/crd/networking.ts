@@ -1,6 +1,6 @@
 /** MultiClusterIngress CRD: the spec is networking.k8s.io/v1 IngressSpec. */
 import { multiClusterIngressKind } from '../networking.ts';
-import { stringList } from './common.ts';
+import { bounds, patterns, stringList } from './common.ts';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
 import { arr, int32, obj, oneOf, str, type Schema } from './schema.ts';
 
@@ -11,11 +11,12 @@ function backend(description: string): Schema {
       service: obj(
         'A Service in the namespace of the ingress.',
         {
-          name: str('Service name.', { minLength: 1 }),
+          name: str('Service name.', { minLength: 1, maxLength: bounds.namespace }),
           port: obj(
             'Service port, by name or number.',
             {
-              name: str('Port name; not together with number.'),
+              // An IANA service name, as Service port names are.
+              name: str('Port name; not together with number.', { maxLength: 15 }),
               number: int32('Port number; not together with name.', { minimum: 1, maximum: 65535 }),
             },
             {
@@ -34,9 +35,9 @@ function backend(description: string): Schema {
       resource: obj(
         'Another resource in the namespace of the ingress.',
         {
-          apiGroup: str('API group; empty for the core group.'),
-          kind: str('Kind.', { minLength: 1 }),
-          name: str('Name.', { minLength: 1 }),
+          apiGroup: str('API group; empty for the core group.', { maxLength: bounds.name }),
+          kind: str('Kind.', { pattern: patterns.kind, minLength: 1, maxLength: bounds.kind }),
+          name: str('Name.', { minLength: 1, maxLength: bounds.name }),
         },
         { required: ['kind', 'name'], mapType: 'atomic' },
       ),
@@ -54,20 +55,26 @@ function backend(description: string): Schema {
 
 function spec(): Schema {
   return obj('The ingress, as for a networking.k8s.io/v1 Ingress.', {
-    ingressClassName: str('IngressClass that serves the ingress.'),
+    ingressClassName: str('IngressClass that serves the ingress.', { maxLength: bounds.name }),
     defaultBackend: backend('Backend for requests no rule matches.'),
     tls: arr(
       'TLS settings.',
       obj('TLS for some hosts.', {
-        hosts: arr('Hosts the certificate covers.', { type: 'string' }, { listType: 'atomic' }),
-        secretName: str('Secret holding the certificate.'),
+        hosts: arr(
+          'Hosts the certificate covers.',
+          { type: 'string', maxLength: bounds.name },
+          { maxItems: bounds.ingressEntries, listType: 'atomic' },
+        ),
+        secretName: str('Secret holding the certificate.', { maxLength: bounds.name }),
       }),
-      { listType: 'atomic' },
+      { maxItems: bounds.ingressEntries, listType: 'atomic' },
     ),
     rules: arr(
       'Host rules.',
       obj('Routes requests for one host.', {
-        host: str('Fully qualified host name, or a wildcard such as *.example.com.'),
+        host: str('Fully qualified host name, or a wildcard such as *.example.com.', {
+          maxLength: bounds.name,
+        }),
         http: obj(
           'HTTP routes.',
           {
@@ -76,19 +83,19 @@ function spec(): Schema {
               obj(
                 'Routes one path.',
                 {
-                  path: str('Path to match; must start with /.'),
+                  path: str('Path to match; must start with /.', { maxLength: bounds.url }),
                   pathType: oneOf('How the path is matched.', ['Exact', 'Prefix', 'ImplementationSpecific']),
                   backend: backend('Where matching requests go.'),
                 },
                 { required: ['pathType', 'backend'] },
               ),
-              { listType: 'atomic' },
+              { maxItems: bounds.ingressEntries, listType: 'atomic' },
             ),
           },
           { required: ['paths'] },
         ),
       }),
-      { listType: 'atomic' },
+      { maxItems: bounds.ingressEntries, listType: 'atomic' },
     ),
   });
 }

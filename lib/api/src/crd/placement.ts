@@ -3,11 +3,13 @@
  * and failover behaviour. The CEL rules stand in for upstream's validating webhook.
  */
 import {
+  bounds,
+  clusterNameList,
   labelKey,
   labelSelector,
   maxQualifiedNameLength,
   patterns,
-  stringList,
+  selectorValues,
   toleration,
 } from './common.ts';
 import { arr, int, int32, int64, obj, oneOf, str, type Schema, type ValidationRule } from './schema.ts';
@@ -29,10 +31,11 @@ function fieldSelector(): Schema {
         {
           key: oneOf('Cluster field: provider, region or zone.', ['provider', 'region', 'zone']),
           operator: oneOf("The field's relationship to the values.", ['In', 'NotIn']),
-          values: arr('Values to compare with.', { type: 'string' }, { listType: 'atomic' }),
+          values: selectorValues('Values to compare with.'),
         },
         { required: ['key', 'operator'] },
       ),
+      { maxItems: bounds.selectorRequirements },
     ),
   });
 }
@@ -42,8 +45,8 @@ function clusterAffinityProperties(): Record<string, Schema> {
   return {
     labelSelector: labelSelector('Selects clusters by labels; an empty selector matches all.'),
     fieldSelector: fieldSelector(),
-    clusterNames: stringList('Clusters to select; empty means no restriction by name.'),
-    exclude: stringList('Clusters never selected.'),
+    clusterNames: clusterNameList('Clusters to select; empty means no restriction by name.'),
+    exclude: clusterNameList('Clusters never selected.'),
   };
 }
 
@@ -175,6 +178,8 @@ function replicaScheduling(): Schema {
             },
             { required: ['targetCluster', 'weight'] },
           ),
+          // One entry per cluster at most is ever needed.
+          { maxItems: bounds.clusterNames },
         ),
         dynamicWeight: oneOf('Derive weights from this factor instead; the static list is then ignored.', [
           'AvailableReplicas',
@@ -265,10 +270,12 @@ function statePreservation(): Schema {
             aliasLabelName: labelKey('Label key the captured value is injected under.'),
             jsonPath: str('JSONPath template rooted at the reflected status, e.g. {.jobStatus.jobID}.', {
               minLength: 1,
+              maxLength: bounds.url,
             }),
           },
           { required: ['aliasLabelName', 'jsonPath'] },
         ),
+        { maxItems: bounds.smallList },
       ),
     },
     { required: ['rules'] },
@@ -321,7 +328,7 @@ export function failover(description: string): Schema {
 }
 
 export function suspendClusters(description: string): Schema {
-  return obj(description, { clusterNames: stringList('Clusters to suspend.') });
+  return obj(description, { clusterNames: clusterNameList('Clusters to suspend.') });
 }
 
 export function conflictResolution(): Schema {

@@ -1,7 +1,7 @@
 /** PropagationPolicy and ClusterPropagationPolicy CRDs. */
 import { clusterPropagationPolicyKind, propagationPolicyKind } from '../policy.ts';
 import type { KindDescriptor } from '../kind.ts';
-import { conditionList, labelSelector, stringList } from './common.ts';
+import { bounds, conditionList, labelSelector, nameList, patterns } from './common.ts';
 import { ageColumn, customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
 import { conflictResolution, failover, placement, suspendClusters } from './placement.ts';
 import { arr, bool, int32, int64, obj, oneOf, str, type Schema } from './schema.ts';
@@ -20,17 +20,22 @@ function resourceSelectors(): Schema {
     obj(
       'Selects resources by API version and kind, then by namespace, name or labels.',
       {
-        apiVersion: str('API version of the resources.', { minLength: 1 }),
-        kind: str('Kind of the resources.', { minLength: 1 }),
+        apiVersion: str('API version of the resources.', {
+          pattern: patterns.apiVersion,
+          minLength: 1,
+          maxLength: bounds.apiVersion,
+        }),
+        kind: str('Kind of the resources.', { pattern: patterns.kind, minLength: 1, maxLength: bounds.kind }),
         namespace: str(
           'Namespace of the resources; empty means the policy namespace (or all, for cluster policies).',
+          { pattern: patterns.optionalDnsLabel, maxLength: bounds.namespace },
         ),
-        name: str('Name of the resource; empty means all.'),
+        name: str('Name of the resource; empty means all.', { maxLength: bounds.name }),
         labelSelector: labelSelector('Selects resources by labels; ignored when name is set.'),
       },
       { required: ['apiVersion', 'kind'] },
     ),
-    { minItems: 1 },
+    { minItems: 1, maxItems: bounds.resourceSelectors },
   );
 }
 
@@ -52,8 +57,14 @@ function spec(): Schema {
           default: 'Never',
         },
       ),
-      dependentOverrides: stringList('OverridePolicies that must exist before the policy applies.'),
-      schedulerName: str('Scheduler that places the resources.', { default: 'default-scheduler' }),
+      dependentOverrides: nameList(
+        'OverridePolicies that must exist before the policy applies.',
+        bounds.smallList,
+      ),
+      schedulerName: str('Scheduler that places the resources.', {
+        default: 'default-scheduler',
+        maxLength: bounds.name,
+      }),
       failover: failover('How resources move away from failed applications or clusters; unset disables it.'),
       conflictResolution: conflictResolution(),
       activationPreference: oneOf('Lazy: policy changes apply only when the resource itself changes.', [
@@ -80,7 +91,7 @@ function spec(): Schema {
         'Where the scheduling priority of the resources comes from.',
         {
           priorityClassSource: oneOf('Source of the PriorityClass.', ['KubePriorityClass']),
-          priorityClassName: str('Name of the PriorityClass.', { minLength: 1 }),
+          priorityClassName: str('Name of the PriorityClass.', { minLength: 1, maxLength: bounds.name }),
         },
         { required: ['priorityClassSource', 'priorityClassName'] },
       ),

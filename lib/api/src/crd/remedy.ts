@@ -1,14 +1,13 @@
-/** Remedy CRD. */
+/** Remedy CRD; like upstream's, it has no status (the outcome is the clusters' remedyActions). */
 import { remedyKind } from '../remedy.ts';
-import { stringList } from './common.ts';
+import { bounds, clusterNameList, conditionStatusValues, conditionType } from './common.ts';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
-import { policyStatus } from './policy.ts';
-import { arr, obj, oneOf, str, type Schema } from './schema.ts';
+import { arr, obj, oneOf, type Schema } from './schema.ts';
 
 function spec(): Schema {
   return obj('Which clusters, under which conditions, get which actions.', {
     clusterAffinity: obj('Clusters the remedy applies to; unset means all, an empty list none.', {
-      clusterNames: stringList('Cluster names.'),
+      clusterNames: clusterNameList('Cluster names.'),
     }),
     decisionMatches: arr(
       'Any match triggers the actions; unset triggers them at once.',
@@ -16,17 +15,18 @@ function spec(): Schema {
         clusterConditionMatch: obj(
           'Compares a cluster condition with a status.',
           {
-            conditionType: str('Cluster condition type, e.g. ServiceDomainNameResolutionReady.', {
-              minLength: 1,
-            }),
+            conditionType: conditionType('Cluster condition type, e.g. ServiceDomainNameResolutionReady.'),
             operator: oneOf('Equal or NotEqual.', ['Equal', 'NotEqual']),
-            conditionStatus: str('Status to compare with: True, False or Unknown.'),
+            conditionStatus: oneOf('Status to compare with.', conditionStatusValues),
           },
           { required: ['conditionType', 'operator', 'conditionStatus'] },
         ),
       }),
+      { maxItems: bounds.conditionMatches },
     ),
-    actions: arr('Actions to take.', oneOf('An action.', ['TrafficControl'])),
+    actions: arr('Actions to take.', oneOf('An action.', ['TrafficControl']), {
+      maxItems: bounds.remedyActions,
+    }),
   });
 }
 
@@ -35,6 +35,5 @@ export function remedyCrd(): CustomResourceDefinition {
     description:
       'Actions (such as taking a cluster out of ingress traffic) for clusters whose conditions match.',
     spec: spec(),
-    status: policyStatus(),
   });
 }

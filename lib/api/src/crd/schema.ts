@@ -28,6 +28,7 @@ export interface Schema {
   readonly maximum?: number;
   readonly minItems?: number;
   readonly maxItems?: number;
+  readonly maxProperties?: number;
   readonly anyOf?: readonly Schema[];
   readonly properties?: Readonly<Record<string, Schema>>;
   readonly required?: readonly string[];
@@ -54,6 +55,7 @@ export interface Extra {
   readonly maximum?: number;
   readonly minItems?: number;
   readonly maxItems?: number;
+  readonly maxProperties?: number;
   readonly required?: readonly string[];
   readonly listType?: 'atomic' | 'set' | 'map';
   readonly listMapKeys?: readonly string[];
@@ -74,6 +76,7 @@ const keyOrder: readonly (keyof Schema)[] = [
   'maximum',
   'minItems',
   'maxItems',
+  'maxProperties',
   'anyOf',
   'properties',
   'required',

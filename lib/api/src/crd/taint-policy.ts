@@ -1,10 +1,16 @@
-/** ClusterTaintPolicy CRD. */
+/** ClusterTaintPolicy CRD; like upstream's, it has no status (the outcome is the clusters' taints). */
 import { clusterTaintPolicyKind } from '../taint-policy.ts';
-import { clusterTaintEffects, conditionStatusValues, labelKey, labelValue } from './common.ts';
+import {
+  bounds,
+  clusterTaintEffects,
+  conditionStatusValues,
+  conditionType,
+  labelKey,
+  labelValue,
+} from './common.ts';
 import { customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
 import { clusterAffinity } from './placement.ts';
-import { policyStatus } from './policy.ts';
-import { arr, int32, obj, oneOf, str, type Schema } from './schema.ts';
+import { arr, int32, obj, oneOf, type Schema } from './schema.ts';
 
 function matchConditions(description: string): Schema {
   return arr(
@@ -12,12 +18,16 @@ function matchConditions(description: string): Schema {
     obj(
       'Holds when the cluster has the condition and its status is (not) one of the values.',
       {
-        conditionType: str('Cluster condition type, e.g. Ready.', { minLength: 1 }),
+        conditionType: conditionType('Cluster condition type, e.g. Ready.'),
         operator: oneOf('In or NotIn.', ['In', 'NotIn']),
-        statusValues: arr('Condition statuses.', oneOf('A condition status.', conditionStatusValues)),
+        statusValues: arr('Condition statuses.', oneOf('A condition status.', conditionStatusValues), {
+          maxItems: conditionStatusValues.length,
+          listType: 'set',
+        }),
       },
       { required: ['conditionType', 'operator', 'statusValues'] },
     ),
+    { maxItems: bounds.conditionMatches },
   );
 }
 
@@ -43,7 +53,7 @@ function spec(): Schema {
           },
           { required: ['key', 'effect'] },
         ),
-        { minItems: 1, listType: 'map', listMapKeys: ['key', 'effect'] },
+        { minItems: 1, maxItems: bounds.taints, listType: 'map', listMapKeys: ['key', 'effect'] },
       ),
     },
     { required: ['taints'] },
@@ -55,6 +65,5 @@ export function clusterTaintPolicyCrd(): CustomResourceDefinition {
     description:
       'Taints clusters by their status conditions; deleting the policy leaves its taints in place.',
     spec: spec(),
-    status: policyStatus(),
   });
 }

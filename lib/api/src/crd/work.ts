@@ -6,10 +6,18 @@ import { arbitrary, arr, bool, embeddedObject, int, obj, oneOf, str, type Schema
 
 export const resourceHealthValues = ['Healthy', 'Unhealthy', 'Unknown'] as const;
 
+/**
+ * The control plane writes one manifest per Work; a hand-written Work with more objects than this
+ * is better split (each reconcile applies every manifest in turn).
+ */
+const maxWorkManifests = 1000;
+
 function spec(): Schema {
   return obj('What to apply in the member cluster.', {
     workload: obj('The objects to apply.', {
-      manifests: arr('Complete Kubernetes objects.', embeddedObject('One object to apply.')),
+      manifests: arr('Complete Kubernetes objects.', embeddedObject('One object to apply.'), {
+        maxItems: maxWorkManifests,
+      }),
     }),
     suspendDispatching: bool('Stop applying the manifests (status is still collected).'),
     preserveResourcesOnDeletion: bool('Keep the member objects when the Work is deleted.'),
