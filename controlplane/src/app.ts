@@ -155,6 +155,7 @@ const BUILT_IN: readonly BuiltIn[] = [
         policies: w.caches.clusterTaintPolicies(),
         leases: w.caches.clusterLeases(),
         monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
+        monitorPeriodMs: w.config.clusterMonitorPeriodMs,
         firstSeen: s.firstSeen,
         clusterClient: s.clusterClient,
         events: w.events,

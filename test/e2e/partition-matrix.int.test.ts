@@ -13,6 +13,7 @@ import {
   everNoExecute,
   leftAfter,
   noExecuteAddedAfter,
+  versionsSeen,
   type Observer,
   startFailoverFederation,
   type FailoverFederation,
@@ -136,6 +137,7 @@ describe('partition matrix: the agent link', () => {
       expect(everNoExecute(r.samples)).toBe(false);
       expect(leftAfter(r.samples, cell.member, 0)).toEqual([]);
       expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
+      expect(versionsSeen(r.samples)).toHaveLength(1);
     }
   });
 });

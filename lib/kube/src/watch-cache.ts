@@ -232,6 +232,15 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     return this.isSyncedFlag;
   }
 
+  /**
+   * Synced and connected: no LIST or WATCH has failed since the last success. While this is false
+   * the content may be stale however recent it looks, so whoever judges others by silence seen
+   * through this cache should wait (see {@link WatchCache.onReconnected}).
+   */
+  isLive(): boolean {
+    return this.isSyncedFlag && this.recovery.downSinceMs === undefined;
+  }
+
   stats(): WatchCacheStats {
     return { ...this.counts, backoffMs: this.backoffMs, resourceVersion: this.rv };
   }

@@ -183,6 +183,7 @@ describe('WatchCache against a real API server', () => {
     await c.synced();
     const before = c.stats();
     expect(downs).toEqual([]); // the first connection is not a reconnection
+    expect(c.isLive()).toBe(true);
 
     await cp.cluster.killApiServer();
     let backAtMs: number;
@@ -190,6 +191,7 @@ describe('WatchCache against a real API server', () => {
       // The outage itself: unreachable for longer than the cap, so the backoff has reached it.
       await delay(WATCH_BACKOFF.maxMs + 1_500);
       expect(c.stats().backoffMs).toBeGreaterThan(0);
+      expect(c.isLive()).toBe(false); // its content may be stale now
       expect(await registry.getSingleMetricAsString(WATCH_BACKOFF_NAME)).toMatch(
         /karmada_failover_watch_backoff_seconds\{resource="configmaps"\} [1-9]/,
       );
@@ -211,6 +213,7 @@ describe('WatchCache against a real API server', () => {
     expect(c.stats().errors).toBeGreaterThan(before.errors);
     // Told once, with the length of the outage.
     expect(downs).toHaveLength(1);
+    expect(c.isLive()).toBe(true);
     expect(downs[0]).toBeGreaterThan(WATCH_BACKOFF.maxMs);
     expect(await registry.getSingleMetricAsString(WATCH_BACKOFF_NAME)).toContain(
       'karmada_failover_watch_backoff_seconds{resource="configmaps"} 0',

@@ -44,6 +44,7 @@ export {
   everNoExecute,
   leftAfter,
   noExecuteAddedAfter,
+  versionsSeen,
   type ObservedWorkload,
   type Sample,
 } from './faults/partition-observer.ts';

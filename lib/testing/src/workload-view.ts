@@ -49,6 +49,8 @@ export async function worksOfBinding(
 
 export interface MemberCopy {
   readonly uid: string;
+  /** `metadata.generation`: moves with every change to its spec. */
+  readonly generation: number;
   readonly replicas: number;
   readonly available: number;
 }
@@ -64,6 +66,7 @@ export async function memberDeployment(
     const d = await fed.memberApps(member).readNamespacedDeployment({ name, namespace });
     return {
       uid: d.metadata?.uid ?? '',
+      generation: d.metadata?.generation ?? 0,
       replicas: d.spec?.replicas ?? 0,
       available: d.status?.availableReplicas ?? 0,
     };

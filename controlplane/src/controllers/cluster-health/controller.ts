@@ -60,6 +60,9 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
         firstSeen.forget(name);
         return converged();
       }
+      // Blind: the Lease watch is failing, so its renewals may be old news. Judge once it is back
+      // (it then restarts every cluster's clock).
+      if (!deps.leases.isLive()) return recheckIn(deps.monitorPeriodMs);
       const ready = findCondition(cluster.status, clusterConditionTypes.ready);
       const verdict = judgeHeartbeat(
         {

@@ -7,6 +7,7 @@
  *
  * A Ready=Unknown that the cluster's fresh Lease contradicts is stale (see stale-ready.ts): NoExecute
  * taints matching on Ready wait until the Lease is no longer fresh, with a Normal Event saying so.
+ * While the Lease watch is failing nothing is decided: a fresh renewal cannot be told from none.
  */
 import {
   clusterConditionTypes,
@@ -17,7 +18,6 @@ import {
   type Cluster,
 } from '@kf/api';
 import {
-  isConflict,
   leaseRenewedAtMs,
   type EventRecorder,
   type Lease,
@@ -27,6 +27,7 @@ import {
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { describeTaints } from '../cluster-taints/taint-diff.ts';
+import { warnUnlessConflict } from '../../write-warnings.ts';
 import type { FirstSeen } from '../cluster-health/first-seen.ts';
 import { planPolicyTaints, type HeldClusterTaintPolicy, type PolicyTaintPlan } from './policy-taints.ts';
 import { judgeStaleReady } from './stale-ready.ts';
@@ -38,6 +39,8 @@ export interface TaintPolicyDeps {
   readonly leases: WatchCache<Lease>;
   /** `--cluster-monitor-grace-period`: how long a Lease renewal counts as a sign of life. */
   readonly monitorGracePeriodMs: number;
+  /** `--cluster-monitor-period`: how often to look again while the Lease watch is failing. */
+  readonly monitorPeriodMs: number;
   /** Shared with the health monitor. */
   readonly firstSeen: FirstSeen;
   readonly clusterClient: ResourceClient<Cluster>;
@@ -57,6 +60,8 @@ export function taintPolicyController(deps: TaintPolicyDeps): ControllerSpec {
       const cluster = deps.clusters.get(name);
       if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) return converged();
       const nowMs = now();
+      // While the Lease watch fails a fresh renewal cannot be told from none: add nothing then.
+      if (!deps.leases.isLive()) return recheckIn(deps.monitorPeriodMs);
       const stale = judgeStaleReady({
         syncMode: cluster.spec.syncMode,
         ready: findCondition(cluster.status, clusterConditionTypes.ready),
@@ -104,9 +109,9 @@ async function write(
       { signal },
     );
   } catch (err: unknown) {
-    // A conflict is routine (the cluster changed since it was read): retried, not worth a Warning.
-    if (!isConflict(err))
+    warnUnlessConflict(err, () => {
       deps.events.record(cluster, 'Warning', eventReasons.taintClusterFailed, String(err));
+    });
     throw err;
   }
   const message = `Update Cluster(${name}) with taints(${describeTaints(taints ?? [])}) succeed`;

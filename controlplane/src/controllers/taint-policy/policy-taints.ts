@@ -27,7 +27,6 @@ import {
   type ClusterTaintPolicySpec,
   type KarmadaObject,
   type MatchCondition,
-  type PolicyStatus,
   type PolicyTaint,
   type Taint,
   type TaintIdentity,
@@ -46,7 +45,7 @@ export interface TaintPolicyHold {
 }
 
 /** A ClusterTaintPolicy as stored, possibly carrying the hold-time extension. */
-export type HeldClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec & TaintPolicyHold, PolicyStatus>;
+export type HeldClusterTaintPolicy = KarmadaObject<ClusterTaintPolicySpec & TaintPolicyHold, never>;
 
 /** The desired taints plus, when a hold is running, when to look again. */
 export interface PolicyTaintPlan extends TaintPlan {

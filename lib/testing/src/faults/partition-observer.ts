@@ -9,7 +9,7 @@
 import { findCondition, taintEffects, type Cluster, type Taint } from '@kf/api';
 import { parseMicroTime, type Lease } from '@kf/kube';
 import type { FailoverFederation } from '../failover-federation.ts';
-import { memberDeployment } from '../workload-view.ts';
+import { memberDeployment, type MemberCopy } from '../workload-view.ts';
 
 /** What is watched: a member and a Deployment propagated from the control plane. */
 export interface ObservedWorkload {
@@ -31,6 +31,8 @@ export interface Sample {
   readonly placed?: readonly string[];
   /** uid of the Deployment on the member; null when it is absent. */
   readonly memberUid?: string | null;
+  /** `uid/generation` of that Deployment: a change of either is a change to the member's copy. */
+  readonly memberVersion?: string | null;
 }
 
 /** Samples one member's Cluster, Lease, binding and copy until stopped. */
@@ -81,7 +83,7 @@ export class Observer {
       ...(binding.status === 'fulfilled' && binding.value !== undefined
         ? { placed: (binding.value.spec.clusters ?? []).map((t) => t.name) }
         : {}),
-      ...(copy.status === 'fulfilled' ? { memberUid: copy.value?.uid ?? null } : {}),
+      ...(copy.status === 'fulfilled' ? copyFields(copy.value) : {}),
     };
   }
 }
@@ -125,9 +127,19 @@ export function leftAfter(samples: readonly Sample[], member: string, afterMs: n
   return samples.filter((s) => s.atMs > afterMs && s.placed !== undefined && !s.placed.includes(member));
 }
 
+/** Distinct versions of the member's copy seen (`uid/generation`; null when absent at some point). */
+export function versionsSeen(samples: readonly Sample[]): (string | null)[] {
+  return [...new Set(samples.map((s) => s.memberVersion).filter((v) => v !== undefined))];
+}
+
 /** Distinct member copies seen (uids; null when absent at some point). */
 export function copiesSeen(samples: readonly Sample[]): (string | null)[] {
   return [...new Set(samples.map((s) => s.memberUid).filter((u) => u !== undefined))];
+}
+
+function copyFields(copy: MemberCopy | undefined): Pick<Sample, 'memberUid' | 'memberVersion'> {
+  if (copy === undefined) return { memberUid: null, memberVersion: null };
+  return { memberUid: copy.uid, memberVersion: `${copy.uid}/${String(copy.generation)}` };
 }
 
 function sleep(ms: number): Promise<void> {
