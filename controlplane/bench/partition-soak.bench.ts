@@ -97,32 +97,27 @@ async function partitionOnce(
     deployment: `soak-${p.member}`,
   });
   observer.start();
-  const link = fed.links.agentToControlPlane(p.member);
   const cutAtMs = Date.now();
-  if (p.mode === 'cut') link.cut();
-  else link.blackhole();
-  await sleep(p.seconds * 1000);
-  link.restore();
+  await fed.links.agentToControlPlane(p.member).breakFor(p.mode, p.seconds * 1000);
   const restoredAtMs = Date.now();
+  // Both watched from the moment the link is back: Ready may never have left True.
   let renewedAtMs = Number.NaN;
-  await waitUntil(
-    'Lease renewed again',
-    async () => {
-      const at = parseMicroTime((await fed.leases.get(`karmada-cluster/${p.member}`)).spec?.renewTime) ?? 0;
-      renewedAtMs = at;
-      return at >= restoredAtMs;
-    },
-    { timeoutMs: 60_000, intervalMs: 100, retryErrors: true },
-  );
-  const readyAtMs = await waitUntil(
-    'Ready=True again',
-    async () => (await fed.readyStatus(p.member)) === 'True',
-    {
+  const [, readyAtMs] = await Promise.all([
+    waitUntil(
+      'Lease renewed again',
+      async () => {
+        const at = parseMicroTime((await fed.leases.get(`karmada-cluster/${p.member}`)).spec?.renewTime) ?? 0;
+        renewedAtMs = at;
+        return at >= restoredAtMs;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, retryErrors: true },
+    ),
+    waitUntil('Ready=True again', async () => (await fed.readyStatus(p.member)) === 'True', {
       timeoutMs: 120_000,
       intervalMs: 100,
       retryErrors: true,
-    },
-  );
+    }),
+  ]);
   // Past the moment a stale Unknown would have been tainted; long enough for a failover to settle.
   const longFault = p.seconds > fed.timing.monitorGraceSeconds + HOLD_SECONDS + 2;
   await sleep(Math.max(0, cutAtMs + (fed.timing.monitorGraceSeconds + HOLD_SECONDS + 5) * 1000 - Date.now()));

@@ -151,6 +151,14 @@ export class TcpProxy {
     this.#forward(ms);
   }
 
+  /** Cuts or blackholes the link for `ms`, then restores it; resolves once restored. */
+  async breakFor(mode: 'cut' | 'blackhole', ms: number): Promise<void> {
+    if (mode === 'cut') this.cut();
+    else this.blackhole();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.restore();
+  }
+
   /** Forwards normally again: new connections reach the target, delayed chunks go out now. */
   restore(): void {
     this.#assertOpen();

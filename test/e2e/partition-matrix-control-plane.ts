@@ -1,5 +1,6 @@
 /**
- * The partition matrix on the control plane's side: the control-plane process's link to its API
+ * The partition matrix on the control plane's side (run by partitions.int.test.ts, side by side
+ * with the agent-link cells): the control-plane process's link to its API
  * server cut or blackholed, its API server killed and restarted, and the whole control plane
  * (process and API server) killed and restarted, for 1, 5, 15, 30 and 60 s, with the shipped
  * policy's hold time (15 s) and the test timings. Nothing is wrong with any member in these cells,
@@ -8,7 +9,7 @@
  * plane being back. Each kind of fault has a federation of its own (its cells in turn), all side by
  * side; so has the two-minute outage of the whole control plane during which an agent restarts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   copiesSeen,
   everNoExecute,
@@ -43,12 +44,13 @@ const feds: FailoverFederation[] = [];
 const kindReports = new Map<Kind, Promise<KindReport>>();
 let outage: Promise<OutageReport>;
 
-beforeAll(async () => {
+/** Plays every kind of fault and the two-minute outage side by side; resolves when all settled. */
+export async function runControlPlaneCells(): Promise<void> {
   for (const kind of KINDS) kindReports.set(kind, runKind(kind));
   outage = runOutage();
   await Promise.allSettled([...kindReports.values(), outage]);
   await printFigures();
-}, 900_000);
+}
 
 /** How soon Ready was True after each fault, per kind and length. */
 async function printFigures(): Promise<void> {
@@ -70,9 +72,9 @@ async function printFigures(): Promise<void> {
   );
 }
 
-afterAll(async () => {
+export async function stopControlPlaneCells(): Promise<void> {
   await Promise.allSettled(feds.map((f) => f.destroy()));
-});
+}
 
 async function federation(members: number): Promise<FailoverFederation> {
   const fed = await startFailoverFederation({
@@ -89,14 +91,10 @@ async function fault(fed: FailoverFederation, kind: Kind, seconds: number): Prom
   const ms = seconds * 1000;
   switch (kind) {
     case 'link-cut':
-      fed.links.controlPlane.cut();
-      await sleep(ms);
-      fed.links.controlPlane.restore();
+      await fed.links.controlPlane.breakFor('cut', ms);
       return;
     case 'link-blackhole':
-      fed.links.controlPlane.blackhole();
-      await sleep(ms);
-      fed.links.controlPlane.restore();
+      await fed.links.controlPlane.breakFor('blackhole', ms);
       return;
     case 'api-restart':
       await fed.federation.controlPlane.killApiServer();
@@ -162,53 +160,60 @@ async function runOutage(): Promise<OutageReport> {
     await fed.resumeControlPlane();
     const backAtMs = Date.now();
     const readyAtMs: Record<string, number> = {};
-    for (const m of members) readyAtMs[m] = await readyAgainAt(fed, m);
+    await Promise.all(
+      members.map(async (m) => {
+        readyAtMs[m] = await readyAgainAt(fed, m);
+      }),
+    );
     // Past the moment a stale Unknown from the outage would have been tainted.
     await sleep((fed.timing.monitorGraceSeconds + HOLD_SECONDS + 5) * 1000);
     const samples: Record<string, readonly Sample[]> = {};
-    for (const [i, m] of members.entries()) samples[m] = await observers[i]!.stop();
+    for (const [i, m] of members.entries()) samples[m] = (await observers[i]?.stop()) ?? [];
     return { initialUids, samples, backAtMs, readyAtMs };
   } finally {
     await Promise.all(observers.map((o) => o.stop()));
   }
 }
 
-describe('partition matrix: the control plane', () => {
-  it.each(KINDS)('%s for 1, 5, 15, 30 and 60 s moves nothing', async (kind) => {
-    const r = await kindReports.get(kind);
-    if (r === undefined) throw new Error('cells did not run');
-    expect(r.cells.map((c) => c.seconds)).toEqual([...SECONDS]);
-    // Nothing was wrong with the member: never tainted NoExecute, never moved, the same copy.
-    expect(everNoExecute(r.samples)).toBe(false);
-    expect(leftAfter(r.samples, MEMBER, 0).map((s) => s.atMs)).toEqual([]);
-    expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
-    expect(versionsSeen(r.samples)).toHaveLength(1);
-    // Ready again within one status period (1 s) + 1 s of the control plane being back.
-    for (const c of r.cells) {
-      expect(c.readyAtMs - c.backAtMs, `Ready after the ${String(c.seconds)} s cell`).toBeLessThanOrEqual(
-        2_000,
-      );
-    }
+/** The verdicts, once runControlPlaneCells() settled. */
+export function defineControlPlaneTests(): void {
+  describe('partition matrix: the control plane', () => {
+    it.each(KINDS)('%s for 1, 5, 15, 30 and 60 s moves nothing', async (kind) => {
+      const r = await kindReports.get(kind);
+      if (r === undefined) throw new Error('cells did not run');
+      expect(r.cells.map((c) => c.seconds)).toEqual([...SECONDS]);
+      // Nothing was wrong with the member: never tainted NoExecute, never moved, the same copy.
+      expect(everNoExecute(r.samples)).toBe(false);
+      expect(leftAfter(r.samples, MEMBER, 0).map((s) => s.atMs)).toEqual([]);
+      expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
+      expect(versionsSeen(r.samples)).toHaveLength(1);
+      // Ready again within one status period (1 s) + 1 s of the control plane being back.
+      for (const c of r.cells) {
+        expect(c.readyAtMs - c.backAtMs, `Ready after the ${String(c.seconds)} s cell`).toBeLessThanOrEqual(
+          2_000,
+        );
+      }
+    });
   });
-});
 
-describe('the whole control plane down for two minutes, an agent restarted meanwhile', () => {
-  it('deletes, recreates and changes nothing on the members, taints nothing, evicts nothing', async () => {
-    const r = await outage;
-    for (const m of ['member1', 'member2']) {
-      const samples = r.samples[m] ?? [];
-      // Sampled more often than once a second throughout (every 250 ms when the reads are quick):
-      // the member's copy never went away nor came back with a new uid...
-      const spanS = ((samples.at(-1)?.atMs ?? 0) - (samples[0]?.atMs ?? 0)) / 1000;
-      expect(spanS).toBeGreaterThan(OUTAGE_SECONDS);
-      expect(samples.length).toBeGreaterThan(spanS);
-      expect(copiesSeen(samples)).toEqual([r.initialUids[m]]);
-      // ...nor changed: one generation of it all along.
-      expect(versionsSeen(samples)).toHaveLength(1);
-      expect(everNoExecute(samples)).toBe(false);
-      expect(samples.flatMap((s) => s.taints ?? []).map((t) => `${t.key}:${t.effect}`)).toEqual([]);
-      expect(leftAfter(samples, m, 0).map((s) => s.atMs)).toEqual([]);
-      expect((r.readyAtMs[m] ?? Number.POSITIVE_INFINITY) - r.backAtMs).toBeLessThanOrEqual(2_000);
-    }
+  describe('the whole control plane down for two minutes, an agent restarted meanwhile', () => {
+    it('deletes, recreates and changes nothing on the members, taints nothing, evicts nothing', async () => {
+      const r = await outage;
+      for (const m of ['member1', 'member2']) {
+        const samples = r.samples[m] ?? [];
+        // Sampled more often than once a second throughout (every 250 ms when the reads are quick):
+        // the member's copy never went away nor came back with a new uid...
+        const spanS = ((samples.at(-1)?.atMs ?? 0) - (samples[0]?.atMs ?? 0)) / 1000;
+        expect(spanS).toBeGreaterThan(OUTAGE_SECONDS);
+        expect(samples.length).toBeGreaterThan(spanS);
+        expect(copiesSeen(samples)).toEqual([r.initialUids[m]]);
+        // ...nor changed: one generation of it all along.
+        expect(versionsSeen(samples)).toHaveLength(1);
+        expect(everNoExecute(samples)).toBe(false);
+        expect(samples.flatMap((s) => s.taints ?? []).map((t) => `${t.key}:${t.effect}`)).toEqual([]);
+        expect(leftAfter(samples, m, 0).map((s) => s.atMs)).toEqual([]);
+        expect((r.readyAtMs[m] ?? Number.POSITIVE_INFINITY) - r.backAtMs).toBeLessThanOrEqual(2_000);
+      }
+    });
   });
-});
+}

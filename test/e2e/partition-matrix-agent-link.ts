@@ -1,5 +1,6 @@
 /**
- * The partition matrix on the agent link: each member's agent reaches the control plane through
+ * The partition matrix on the agent link (run by partitions.int.test.ts, side by side with the
+ * control-plane cells): each member's agent reaches the control plane through
  * its own proxy, which a cell cuts (RST) or blackholes (silence) for 1, 5, 15, 30 or 60 s, all
  * cells side by side (a member each), with the shipped ClusterTaintPolicy's hold time (15 s) and
  * the test timings (grace 5 s, status every 1 s). A fault shorter than grace + hold must move
@@ -7,7 +8,7 @@
  * lands after the Lease is renewed again and Ready is True within one status period + 1 s of the
  * link coming back.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   copiesSeen,
   everNoExecute,
@@ -48,7 +49,8 @@ interface CellReport {
 let fed: FailoverFederation;
 const reports = new Map<string, Promise<CellReport>>();
 
-beforeAll(async () => {
+/** Starts the federation and plays every cell side by side; resolves when all have settled. */
+export async function runAgentLinkCells(): Promise<void> {
   fed = await startFailoverFederation({
     members: cells.length,
     nodes: 1,
@@ -60,7 +62,7 @@ beforeAll(async () => {
   // Let every cell finish before the tests read them (a failure is reported by its own test).
   await Promise.allSettled(reports.values());
   await printFigures();
-}, 600_000);
+}
 
 /** One line per cell: how soon the Lease and Ready came back, and whether it failed over. */
 async function printFigures(): Promise<void> {
@@ -76,9 +78,9 @@ async function printFigures(): Promise<void> {
   process.stdout.write(`partition matrix (agent link), after the link came back:\n${lines.join('\n')}\n`);
 }
 
-afterAll(async () => {
+export async function stopAgentLinkCells(): Promise<void> {
   await (fed as FailoverFederation | undefined)?.destroy();
-});
+}
 
 /** One cell: place, break the link, restore, and watch until the outcome is settled. */
 async function runCell(cell: Cell): Promise<CellReport> {
@@ -92,15 +94,14 @@ async function runCell(cell: Cell): Promise<CellReport> {
   const observer = observe(fed, cell.member, deployment);
   observer.start();
   try {
-    const link = fed.links.agentToControlPlane(cell.member);
     const cutAtMs = Date.now();
-    if (cell.mode === 'cut') link.cut();
-    else link.blackhole();
-    await sleep(cell.seconds * 1000);
-    link.restore();
+    await fed.links.agentToControlPlane(cell.member).breakFor(cell.mode, cell.seconds * 1000);
     const restoredAtMs = Date.now();
-    const renewedAtMs = await renewedAgainAt(fed, cell.member, restoredAtMs);
-    const readyAtMs = await readyAgainAt(fed, cell.member);
+    // Both watched from the moment the link is back: Ready may never have left True.
+    const [renewedAtMs, readyAtMs] = await Promise.all([
+      renewedAgainAt(fed, cell.member, restoredAtMs),
+      readyAgainAt(fed, cell.member),
+    ]);
     if (failsOver(cell)) await cameBackCleanly(fed, cell.member, deployment);
     const settledAtMs = Date.now();
     // Past the moment a stale Unknown from the fault would have been tainted.
@@ -118,26 +119,29 @@ function failsOver(cell: Cell): boolean {
   return cell.seconds > fed.timing.monitorGraceSeconds + HOLD_SECONDS + 2;
 }
 
-describe('partition matrix: the agent link', () => {
-  it.each(cells)('$mode for $seconds s ($member)', async (cell) => {
-    const r = await reports.get(cell.member);
-    if (r === undefined) throw new Error('cell did not run');
-    // No NoExecute taint after the Lease was renewed again, and the binding stays from then on.
-    expect(noExecuteAddedAfter(r.samples, r.renewedAtMs)).toEqual([]);
-    const placedAgainAtMs = failsOver(cell) ? r.settledAtMs : r.renewedAtMs;
-    expect(leftAfter(r.samples, cell.member, placedAgainAtMs).map((s) => s.atMs)).toEqual([]);
-    // Ready again within one status period (1 s) + 1 s of the link coming back.
-    expect(r.readyAtMs - r.restoredAtMs).toBeLessThanOrEqual(2_000);
-    if (failsOver(cell)) {
-      // It did fail over: tainted NoExecute and moved off during the fault.
-      expect(everNoExecute(r.samples)).toBe(true);
-      expect(leftAfter(r.samples, cell.member, 0).length).toBeGreaterThan(0);
-    } else {
-      // Nothing moved: never tainted NoExecute, always placed, the same copy all along.
-      expect(everNoExecute(r.samples)).toBe(false);
-      expect(leftAfter(r.samples, cell.member, 0)).toEqual([]);
-      expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
-      expect(versionsSeen(r.samples)).toHaveLength(1);
-    }
+/** The verdict of every cell, once runAgentLinkCells() settled. */
+export function defineAgentLinkTests(): void {
+  describe('partition matrix: the agent link', () => {
+    it.each(cells)('$mode for $seconds s ($member)', async (cell) => {
+      const r = await reports.get(cell.member);
+      if (r === undefined) throw new Error('cell did not run');
+      // No NoExecute taint after the Lease was renewed again, and the binding stays from then on.
+      expect(noExecuteAddedAfter(r.samples, r.renewedAtMs)).toEqual([]);
+      const placedAgainAtMs = failsOver(cell) ? r.settledAtMs : r.renewedAtMs;
+      expect(leftAfter(r.samples, cell.member, placedAgainAtMs).map((s) => s.atMs)).toEqual([]);
+      // Ready again within one status period (1 s) + 1 s of the link coming back.
+      expect(r.readyAtMs - r.restoredAtMs).toBeLessThanOrEqual(2_000);
+      if (failsOver(cell)) {
+        // It did fail over: tainted NoExecute and moved off during the fault.
+        expect(everNoExecute(r.samples)).toBe(true);
+        expect(leftAfter(r.samples, cell.member, 0).length).toBeGreaterThan(0);
+      } else {
+        // Nothing moved: never tainted NoExecute, always placed, the same copy all along.
+        expect(everNoExecute(r.samples)).toBe(false);
+        expect(leftAfter(r.samples, cell.member, 0)).toEqual([]);
+        expect(copiesSeen(r.samples)).toEqual([r.initialUid]);
+        expect(versionsSeen(r.samples)).toHaveLength(1);
+      }
+    });
   });
-});
+}
