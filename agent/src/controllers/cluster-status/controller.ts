@@ -9,7 +9,8 @@
  * when anyone else changes Ready (the control plane marks it Unknown after a silence) the agent
  * looks at once and writes its verdict back if it differs. After a reconnection (the heartbeat
  * renewed again after failures) it reads the Cluster from the API server rather than its cache,
- * since the cache's watch may still be reconnecting and hide an Unknown that must be overwritten.
+ * and for as long as its Cluster watch is failing, since the cache may then hide an Unknown that
+ * must be overwritten.
  */
 import {
   clusterConditionTypes,
@@ -85,9 +86,7 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
     async reconcile(name, { log, now, signal }) {
       const fresh = readFresh;
       readFresh = false;
-      const cluster = fresh
-        ? await readCluster(deps, name, signal, () => (readFresh = true))
-        : deps.clusters.get(name);
+      const cluster = await currentCluster(deps, { name, fresh, signal }, () => (readFresh = true));
       if (cluster === undefined) {
         memory = undefined;
         return converged(); // deleted: nothing to report on
@@ -119,15 +118,16 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
   };
 }
 
-/** The Cluster as the API server has it now; on failure the next sync tries again. */
-async function readCluster(
+/** The Cluster from the cache, or from the API server when asked or while the watch fails (then a failed read is tried fresh again). */
+async function currentCluster(
   deps: ClusterStatusDeps,
-  name: string,
-  signal: AbortSignal,
+  what: { readonly name: string; readonly fresh: boolean; readonly signal: AbortSignal },
   again: () => void,
 ): Promise<Cluster | undefined> {
+  // Also while the Cluster watch is failing: the cache would hide a change of Ready.
+  if (!what.fresh && deps.clusters.isLive()) return deps.clusters.get(what.name);
   try {
-    return await deps.clusterClient.find(name, { signal });
+    return await deps.clusterClient.find(what.name, { signal: what.signal });
   } catch (err: unknown) {
     again();
     throw err;
