@@ -5,7 +5,14 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
+import {
+  agentElectionLeaseFor,
+  clusterKind,
+  executionNamespaceFor,
+  workKind,
+  type Cluster,
+  type Work,
+} from '@kf/api';
 import {
   LEASE_RESOURCE,
   LeaderElector,
@@ -38,7 +45,7 @@ import { heartbeatRunnable } from './controllers/heartbeat/heartbeat.ts';
 import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
 import { KeyTrigger } from './controllers/key-trigger.ts';
 import { workStatusController } from './controllers/work-status/controller.ts';
-import { karmadaKubeconfigPath, memberKubeconfigPath } from './kubeconfig-path.ts';
+import { karmadaKubeConfigNeeded, memberKubeconfigPath } from './kubeconfig-path.ts';
 import { discoverMember, memberVersion } from './member/discovery.ts';
 import { probeMemberHealth } from './member/health-probe.ts';
 import { MemberInventory } from './member/inventory.ts';
@@ -77,13 +84,7 @@ export function createAgent(config: RunConfig, deps: AgentDeps): AgentApp {
 function kubeConfigsOf(config: RunConfig, deps: AgentDeps): { karmada: KubeConfig; member: KubeConfig } {
   const needed: Record<string, NeededKubeConfig> = {};
   if (deps.karmadaKubeConfig === undefined) {
-    needed.karmada = {
-      label: 'control plane',
-      options: () => ({
-        path: karmadaKubeconfigPath(config.karmadaKubeconfig),
-        context: config.karmadaContext,
-      }),
-    };
+    needed.karmada = karmadaKubeConfigNeeded(config.karmadaKubeconfig, config.karmadaContext);
   }
   if (deps.memberKubeConfig === undefined) {
     needed.member = { label: 'member', options: () => ({ path: memberKubeconfigPath(config.kubeconfig) }) };
@@ -106,7 +107,7 @@ function makeElector(config: RunConfig, kc: KubeConfig, ctx: Context): LeaderEle
   return new LeaderElector({
     kubeConfig: kc,
     namespace: config.leaderElection.namespace,
-    name: `karmada-agent-${config.clusterName}`,
+    name: agentElectionLeaseFor(config.clusterName),
     leaseDurationMs: config.leaderElection.leaseDurationMs,
     renewDeadlineMs: config.leaderElection.renewDeadlineMs,
     retryPeriodMs: config.leaderElection.retryPeriodMs,
@@ -217,6 +218,7 @@ async function register(config: RunConfig, w: Omit<Wiring, 'member'>, signal: Ab
     fieldManager: FIELD_MANAGER,
     log: ctx.log,
     signal,
+    monotonic: () => ctx.clock.monotonic(),
   });
 }
 

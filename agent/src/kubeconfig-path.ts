@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfigError, kubeconfigEnvPaths } from '@kf/kube';
+import { KubeConfigError, kubeconfigEnvPaths, type NeededKubeConfig } from '@kf/kube';
 
 export interface PathEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -56,4 +56,9 @@ export function memberKubeconfigPath(
   const home = join(e.home, '.kube', 'config');
   if (e.exists(home)) return home;
   throw new KubeConfigError('no member kubeconfig: pass --kubeconfig, set $KUBECONFIG or run in a cluster');
+}
+
+/** The control-plane kubeconfig the agent's commands need: `--karmada-kubeconfig` and `--karmada-context`. */
+export function karmadaKubeConfigNeeded(flag: string, context: string | undefined): NeededKubeConfig {
+  return { label: 'control plane', options: () => ({ path: karmadaKubeconfigPath(flag), context }) };
 }

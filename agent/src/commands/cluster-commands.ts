@@ -3,15 +3,12 @@ import { clusterKind, removeCondition, setCondition, type Cluster, type ClusterS
 import { ResourceClient, loadKubeConfigs, updateWithRetry } from '@kf/kube';
 import type { ConditionClearConfig, ConditionSetConfig, KarmadaConnection, StatusConfig } from '../cli.ts';
 import { jsonEqual } from '../json-equal.ts';
-import { karmadaKubeconfigPath } from '../kubeconfig-path.ts';
+import { karmadaKubeConfigNeeded } from '../kubeconfig-path.ts';
 import { formatClusterStatus } from './status-table.ts';
 
 function clusters(c: KarmadaConnection): ResourceClient<Cluster> {
   const { karmada } = loadKubeConfigs({
-    karmada: {
-      label: 'control plane',
-      options: () => ({ path: karmadaKubeconfigPath(c.karmadaKubeconfig), context: c.karmadaContext }),
-    },
+    karmada: karmadaKubeConfigNeeded(c.karmadaKubeconfig, c.karmadaContext),
   });
   return new ResourceClient<Cluster>(karmada, clusterKind);
 }

@@ -47,6 +47,8 @@ export interface RegistrationDeps {
   readonly fieldManager: string;
   readonly log: Logger;
   readonly signal: AbortSignal;
+  /** Monotonic ms, for how long a row of 403s has lasted. */
+  readonly monotonic: () => number;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface RegistrationDeps {
  * period from first sight. A 30 s cap left agents silent for 26 s after an outage. A failed
  * attempt against a dead server costs one refused connection, so polling every 2 s is cheap.
  */
-export const REGISTRATION_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 2_000, factor: 2, jitter: 0.2 };
+const REGISTRATION_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 2_000, factor: 2, jitter: 0.2 };
 
 /**
  * Registers the member, retrying transient failures (either API server unreachable) with
@@ -69,7 +71,7 @@ export async function registerCluster(deps: RegistrationDeps): Promise<Cluster> 
     signal: deps.signal,
     isRetryable: registrationRetryable(
       FORBIDDEN_RETRY_WINDOW_MS,
-      () => performance.now(),
+      deps.monotonic,
       (err) => err instanceof RegistrationRefusedError,
     ),
     onRetry: ({ err, attempt, delayMs }) => {

@@ -3,7 +3,7 @@
  * registration (karmada-agent's flag, values and default), and the names of what that creates.
  */
 import { InvalidArgumentError } from 'commander';
-import type { LocalSecretReference } from '@kf/api';
+import { agentCredentialSecretsFor, type LocalSecretReference } from '@kf/api';
 
 export const REPORT_SECRETS_VALUES = ['KubeCredentials', 'KubeImpersonator', 'None'] as const;
 export type ReportSecretsValue = (typeof REPORT_SECRETS_VALUES)[number];
@@ -59,13 +59,14 @@ export interface CredentialNames {
 }
 
 export function credentialNames(cluster: string, namespace: string): CredentialNames {
+  const [credentialsSecret, impersonatorSecret] = agentCredentialSecretsFor(cluster);
   return {
     namespace,
     credentialsServiceAccount: `karmada-${cluster}`,
     impersonatorServiceAccount: 'karmada-impersonator',
     clusterRole: `karmada-controller-manager:karmada-${cluster}`,
-    credentialsSecret: cluster,
-    impersonatorSecret: `${cluster}-impersonator`,
+    credentialsSecret,
+    impersonatorSecret,
   };
 }
 

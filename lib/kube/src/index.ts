@@ -29,7 +29,7 @@ export {
   type LoadKubeConfigOptions,
   type NeededKubeConfig,
 } from './kubeconfig.ts';
-export { kubeconfigEnvPaths, mergeKubeConfigs, type KubeConfigParts } from './kubeconfig-merge.ts';
+export { kubeconfigEnvPaths } from './kubeconfig-merge.ts';
 export {
   apiVersionOf,
   collectionPath,
@@ -65,26 +65,11 @@ export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
 export { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
 export { WatchCache, type WatchCacheOptions, type WatchCacheStats } from './watch-cache.ts';
-export {
-  MIN_HEALTHY_WATCH_MS,
-  RESTART_REASONS,
-  WATCH_BACKOFF,
-  afterSuccess,
-  decideRecovery,
-  initialRecovery,
-  type Failure,
-  type FailureKind,
-  type RecoveryInput,
-  type RecoveryState,
-  type RecoveryStep,
-  type RecoverySuccess,
-  type RestartReason,
-} from './watch-recovery.ts';
+export { WATCH_BACKOFF } from './watch-recovery.ts';
 export {
   WATCH_BACKOFF_NAME,
   WATCH_RESTARTS_NAME,
   createWatchCacheMetrics,
-  type BoundWatchMetrics,
   type WatchCacheMetrics,
 } from './watch-metrics.ts';
 export {

@@ -48,11 +48,11 @@ export interface LoadKubeConfigOptions {
  * Throws {@link KubeConfigError} saying in one line what is wrong.
  */
 export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
-  const paths = typeof opts.path === 'string' ? [opts.path].filter((p) => p !== '') : [...(opts.path ?? [])];
+  const single = typeof opts.path === 'string';
+  const paths = single ? [opts.path].filter((p) => p !== '') : [...(opts.path ?? [])];
   if (paths.length === 0) return loadInCluster(opts.context);
-  const kc = loadFiles(paths, typeof opts.path !== 'string');
-  const named =
-    typeof opts.path === 'string' ? `kubeconfig ${opts.path}` : `kubeconfig ${paths.join(delimiter)}`;
+  const kc = loadFiles(paths, !single);
+  const named = `kubeconfig ${paths.join(delimiter)}`;
   if (opts.context !== undefined && opts.context !== '') {
     if (kc.getContextObject(opts.context) === null) {
       throw new KubeConfigError(`${named} has no context ${opts.context}`);

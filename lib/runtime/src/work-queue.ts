@@ -1,6 +1,5 @@
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { timerDelayMs } from './timer-delay.ts';
 
 /**
  * Observations a work queue reports; the runner binds them to Prometheus metrics so that the queue
@@ -255,9 +254,9 @@ export class WorkQueue {
     this.#timer?.abort.abort();
     const abort = new AbortController();
     this.#timer = { atMs: next.atMs, abort };
-    // A deadline already past fires at once (a negative delay only makes Node warn); one beyond a
-    // timer's range wakes the queue early, and #fire re-arms for what is not due yet.
-    this.#clock.sleep(timerDelayMs(next.atMs - this.#clock.monotonic()), abort.signal).then(
+    // A deadline already past fires at once (a negative delay only makes Node warn); the clock
+    // itself sleeps out one beyond a timer's range.
+    this.#clock.sleep(Math.max(0, next.atMs - this.#clock.monotonic()), abort.signal).then(
       () => {
         if (this.#timer?.abort !== abort) return;
         this.#timer = undefined;

@@ -7,10 +7,10 @@
  *
  * The agent's verdict is compared with what the Cluster says, not only with its own last verdict:
  * when anyone else changes Ready (the control plane marks it Unknown after a silence) the agent
- * looks at once and writes its verdict back if it differs. After a reconnection (the heartbeat
- * renewed again after failures) it reads the Cluster from the API server rather than its cache,
- * and for as long as its Cluster watch is failing, since the cache may then hide an Unknown that
- * must be overwritten.
+ * looks at once and writes its verdict back if it differs. While its Cluster watch is failing it
+ * reads the Cluster from the API server rather than its cache, which may then hide an Unknown
+ * that must be overwritten; a reconnection (the heartbeat renewed again after failures) queues a
+ * sync at once.
  */
 import {
   clusterConditionTypes,
@@ -61,16 +61,12 @@ export interface ClusterStatusDeps {
   readonly onDiscovery?: (d: Discovery) => void;
   /** Monotonic clock for the sync duration. */
   readonly monotonic: () => number;
-  /** Fired when the agent reconnected to the control plane: the next sync reads the Cluster fresh. */
+  /** Fired when the agent reconnected to the control plane: a sync runs at once. */
   readonly reconnected?: KeyTrigger;
 }
 
 export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec {
   let memory: ReadyMemory | undefined;
-  let readFresh = false;
-  deps.reconnected?.onChange(() => {
-    readFresh = true;
-  });
   const own = (c: Cluster): string[] => (c.metadata.name === deps.clusterName ? [deps.clusterName] : []);
   return {
     name: 'cluster-status',
@@ -84,9 +80,7 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
       ...(deps.reconnected === undefined ? [] : [deps.reconnected]),
     ],
     async reconcile(name, { log, now, signal }) {
-      const fresh = readFresh;
-      readFresh = false;
-      const cluster = await currentCluster(deps, { name, fresh, signal }, () => (readFresh = true));
+      const cluster = await currentCluster(deps, name, signal);
       if (cluster === undefined) {
         memory = undefined;
         return converged(); // deleted: nothing to report on
@@ -118,20 +112,17 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
   };
 }
 
-/** The Cluster from the cache, or from the API server when asked or while the watch fails (then a failed read is tried fresh again). */
+/**
+ * The Cluster from the cache while its watch is live, else from the API server: a failing watch
+ * may hide a change of Ready (its events come once it reconnects, and queue a sync then).
+ */
 async function currentCluster(
   deps: ClusterStatusDeps,
-  what: { readonly name: string; readonly fresh: boolean; readonly signal: AbortSignal },
-  again: () => void,
+  name: string,
+  signal: AbortSignal,
 ): Promise<Cluster | undefined> {
-  // Also while the Cluster watch is failing: the cache would hide a change of Ready.
-  if (!what.fresh && deps.clusters.isLive()) return deps.clusters.get(what.name);
-  try {
-    return await deps.clusterClient.find(what.name, { signal: what.signal });
-  } catch (err: unknown) {
-    again();
-    throw err;
-  }
+  if (deps.clusters.isLive()) return deps.clusters.get(name);
+  return deps.clusterClient.find(name, { signal });
 }
 
 /** Queues the keys of a Cluster whose Ready status changed, whoever wrote it. */

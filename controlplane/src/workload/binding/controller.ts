@@ -15,6 +15,7 @@
  */
 import { finalizers, type ResourceBinding, type Work } from '@kf/api';
 import {
+  isConflict,
   isNotFound,
   joinKey,
   keyOf,
@@ -193,11 +194,10 @@ function reportSync(
   const { key, b } = target;
   const what = `${isClusterBindingKey(key) ? 'ClusterResourceBinding' : 'ResourceBinding'}(${key})`;
   if (failures.length > 0) {
-    const warned: string[] = [];
-    for (const { cluster, err } of failures)
-      warnUnlessConflict(err, () =>
-        warned.push(`${cluster}: ${err instanceof Error ? err.message : String(err)}`),
-      );
+    // A lost race is retried without a Warning (see write-warnings.ts).
+    const warned = failures
+      .filter(({ err }) => !isConflict(err))
+      .map(({ cluster, err }) => `${cluster}: ${err instanceof Error ? err.message : String(err)}`);
     if (warned.length > 0) {
       recordOnBinding(deps.events, b, {
         type: 'Warning',
