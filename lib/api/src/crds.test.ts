@@ -115,6 +115,17 @@ function hasPath(schema: Schema, jsonPath: string): boolean {
   return node !== undefined;
 }
 
+/** The schemas under `node`, with their paths: properties, list items, map values. */
+function childrenOf(node: Schema, path: string): [string, Schema][] {
+  return [
+    ...Object.entries(node.properties ?? {}).map(([k, v]): [string, Schema] => [`${path}.${k}`, v]),
+    ...(node.items === undefined ? [] : [[`${path}[]`, node.items] as [string, Schema]]),
+    ...(node.additionalProperties === undefined
+      ? []
+      : [[`${path}{}`, node.additionalProperties] as [string, Schema]]),
+  ];
+}
+
 /** Problems that would make the API server reject the CRD, or make a rule unusable. */
 function structuralProblems(node: Schema, path: string): string[] {
   const problems = [
@@ -124,14 +135,7 @@ function structuralProblems(node: Schema, path: string): string[] {
     ...ruleProblems(node, path),
     ...enumProblems(node, path),
   ];
-  const children: [string, Schema][] = [
-    ...Object.entries(node.properties ?? {}).map(([k, v]): [string, Schema] => [`${path}.${k}`, v]),
-    ...(node.items === undefined ? [] : [[`${path}[]`, node.items] as [string, Schema]]),
-    ...(node.additionalProperties === undefined
-      ? []
-      : [[`${path}{}`, node.additionalProperties] as [string, Schema]]),
-  ];
-  return [...problems, ...children.flatMap(([p, child]) => structuralProblems(child, p))];
+  return [...problems, ...childrenOf(node, path).flatMap(([p, child]) => structuralProblems(child, p))];
 }
 
 function typeProblems(node: Schema, path: string): string[] {
@@ -205,18 +209,11 @@ function unboundedFields(node: Schema, path: string): string[] {
       node.format !== 'date-time')
       ? [path]
       : [];
-  const children: [string, Schema][] = [
-    ...Object.entries(node.properties ?? {}).map(([k, v]): [string, Schema] => [`${path}.${k}`, v]),
-    ...(node.items === undefined ? [] : [[`${path}[]`, node.items] as [string, Schema]]),
-    ...(node.additionalProperties === undefined
-      ? []
-      : [[`${path}{}`, node.additionalProperties] as [string, Schema]]),
-  ];
-  return [...own, ...children.flatMap(([p, child]) => unboundedFields(child, p))];
+  return [...own, ...childrenOf(node, path).flatMap(([p, child]) => unboundedFields(child, p))];
 }
 
 /** Kinds whose whole spec users write (bindings and Works are written by the control plane). */
-const userWrittenKinds = allKinds.filter((k) => !['work.karmada.io'].includes(k.group));
+const userWrittenKinds = allKinds.filter((k) => k.group !== 'work.karmada.io');
 
 describe.each(userWrittenKinds.map((k) => [k.kind, k] as const))('the %s spec', (_name, kind) => {
   it('bounds every list, map and free string', () => {

@@ -8,7 +8,7 @@ import { clusterKind } from '../cluster.ts';
 import {
   bounds,
   labelValue,
-  looseConditionList,
+  conditionList,
   maxLabelValueLength,
   maxQualifiedNameLength,
   patterns,
@@ -142,8 +142,9 @@ function status(): Schema {
         { required: ['groupVersion'] },
       ),
     ),
-    conditions: looseConditionList(
+    conditions: conditionList(
       'Ready, CompleteAPIEnablements, ServiceDomainNameResolutionReady and others.',
+      'loose',
     ),
     nodeSummary: obj('Node counts.', {
       totalNum: int32('Number of nodes.'),

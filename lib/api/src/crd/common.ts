@@ -119,62 +119,34 @@ export function conditionType(description: string): Schema {
 
 export const conditionStatusValues = ['True', 'False', 'Unknown'] as const;
 
-/** A condition list is keyed by type: two entries of one type are refused, as for built-in kinds. */
-function keyedConditions(description: string, condition: Schema): Schema {
-  return arr(description, condition, { listType: 'map', listMapKeys: ['type'] });
-}
-
-/** metav1.Condition with the validation its generated CRDs carry. */
-export function conditionList(description: string): Schema {
-  return keyedConditions(
-    description,
-    obj(
-      'One aspect of the current state.',
-      {
-        type: conditionType('Type of condition in CamelCase or in foo.example.com/CamelCase.'),
-        status: oneOf('Status of the condition.', conditionStatusValues),
-        observedGeneration: int64('The .metadata.generation the condition was set for.', { minimum: 0 }),
-        lastTransitionTime: time('When the status last changed.'),
-        reason: str('Programmatic identifier of the last transition, in CamelCase.', {
-          pattern: patterns.reason,
-          minLength: 1,
-          maxLength: bounds.conditionReason,
-        }),
-        message: str('Human-readable details of the last transition.', {
-          maxLength: bounds.conditionMessage,
-        }),
-      },
-      { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
-    ),
-  );
-}
-
 /**
- * Cluster conditions: metav1.Condition bounds and patterns, but only type and status required
- * and an empty reason allowed, since other parties' agents write them and upstream's aggregated
- * server checks nothing (a Go client sends an unset reason or message as "").
+ * A condition list keyed by type (two entries of one type are refused, as for built-in kinds).
+ * `strict`: metav1.Condition with the validation its generated CRDs carry. `loose` (Cluster
+ * conditions): the same bounds and patterns, but only type and status required and an empty reason
+ * allowed, since other parties' agents write them and upstream's aggregated server checks nothing
+ * (a Go client sends an unset reason or message as "").
  */
-export function looseConditionList(description: string): Schema {
-  return keyedConditions(
-    description,
-    obj(
-      'One aspect of the current state.',
-      {
-        type: conditionType('Type of condition in CamelCase or in foo.example.com/CamelCase.'),
-        status: oneOf('Status of the condition.', conditionStatusValues),
-        observedGeneration: int64('The .metadata.generation the condition was set for.', { minimum: 0 }),
-        lastTransitionTime: time('When the status last changed.'),
-        reason: str('Programmatic identifier of the last transition, in CamelCase.', {
-          pattern: patterns.optionalReason,
-          maxLength: bounds.conditionReason,
-        }),
-        message: str('Human-readable details of the last transition.', {
-          maxLength: bounds.conditionMessage,
-        }),
-      },
-      { required: ['type', 'status'] },
-    ),
+export function conditionList(description: string, validation: 'strict' | 'loose' = 'strict'): Schema {
+  const strict = validation === 'strict';
+  const condition = obj(
+    'One aspect of the current state.',
+    {
+      type: conditionType('Type of condition in CamelCase or in foo.example.com/CamelCase.'),
+      status: oneOf('Status of the condition.', conditionStatusValues),
+      observedGeneration: int64('The .metadata.generation the condition was set for.', { minimum: 0 }),
+      lastTransitionTime: time('When the status last changed.'),
+      reason: str('Programmatic identifier of the last transition, in CamelCase.', {
+        pattern: strict ? patterns.reason : patterns.optionalReason,
+        ...(strict ? { minLength: 1 } : {}),
+        maxLength: bounds.conditionReason,
+      }),
+      message: str('Human-readable details of the last transition.', {
+        maxLength: bounds.conditionMessage,
+      }),
+    },
+    { required: strict ? ['type', 'status', 'lastTransitionTime', 'reason', 'message'] : ['type', 'status'] },
   );
+  return arr(description, condition, { listType: 'map', listMapKeys: ['type'] });
 }
 
 /** A Kubernetes quantity: an integer or a canonical string such as `500m` or `4Gi`. */

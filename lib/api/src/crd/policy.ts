@@ -7,7 +7,7 @@ import { conflictResolution, failover, placement, suspendClusters } from './plac
 import { arr, bool, int32, int64, obj, oneOf, str, type Schema } from './schema.ts';
 
 /** Not in upstream: lets the control plane report what upstream's webhook would have rejected. */
-export function policyStatus(): Schema {
+function policyStatus(): Schema {
   return obj('Problems found with the policy (an addition to the upstream API, which has no status).', {
     observedGeneration: int64('The .metadata.generation the status is about.', { minimum: 0 }),
     conditions: conditionList('Conditions of the policy.'),
