@@ -19,6 +19,7 @@ import {
   type Lease,
 } from '@kf/kube';
 import {
+  agentKubeconfig,
   applyAgentAccess,
   demoDeployment,
   eventually,
@@ -30,7 +31,7 @@ import { startAgent, type AgentProcess } from './agent-process.ts';
 const execFileAsync = promisify(execFile);
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 /** The identity karmadactl register issues to the agent of member1. */
-let agentKubeconfig: string;
+let agentKubeconfigPath: string;
 
 let fed: LocalFederation;
 let agent: AgentProcess;
@@ -60,14 +61,12 @@ beforeAll(async () => {
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'karmada-system' } } });
   // The agent runs with least privilege from the start: deploy/agent and its per-cluster RBAC.
   await applyAgentAccess(fed.controlPlane, ['member1']);
-  agentKubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member1', [
-    'system:karmada:agents',
-  ]);
+  agentKubeconfigPath = await agentKubeconfig(fed.controlPlane, 'member1');
   apps = fed.member('member1').kubeConfig().makeApiClient(AppsV1Api);
   core = fed.member('member1').kubeConfig().makeApiClient(CoreV1Api);
   agent = await startAgent({
     cluster: 'member1',
-    karmadaKubeconfig: agentKubeconfig,
+    karmadaKubeconfig: agentKubeconfigPath,
     member: fed.member('member1'),
     runDir: fed.runDir,
     flags: ['--cluster-provider=kwok', '--cluster-region=local', '--cluster-zones=a,b'],
@@ -445,7 +444,7 @@ describe('least privilege (deploy/agent, per-cluster RBAC and admission policy)'
       metadata: { name: 'member2', namespace: 'karmada-cluster' },
       spec: { holderIdentity: 'member2', leaseDurationSeconds: 40 },
     });
-    const asAgent = loadKubeConfig({ path: agentKubeconfig });
+    const asAgent = loadKubeConfig({ path: agentKubeconfigPath });
     const agentClusters = new ResourceClient<Cluster>(asAgent, clusterKind);
     const agentLeases = new ResourceClient<Lease>(asAgent, LEASE_RESOURCE);
     const agentWorks = new ResourceClient<Work>(asAgent, workKind);

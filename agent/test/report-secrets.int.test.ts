@@ -15,7 +15,13 @@ import { ApisApi, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, type Cluster } from '@kf/api';
 import { KubeError, ResourceClient, loadKubeConfig, type KubeObject } from '@kf/kube';
-import { applyAgentAccess, eventually, startFederation, type LocalFederation } from '@kf/testing';
+import {
+  agentKubeconfig,
+  applyAgentAccess,
+  eventually,
+  startFederation,
+  type LocalFederation,
+} from '@kf/testing';
 import {
   CLUSTER_ROLE_BINDING_RESOURCE,
   CLUSTER_ROLE_RESOURCE,
@@ -140,9 +146,7 @@ beforeAll(async () => {
   clusters = new ResourceClient<Cluster>(kc, clusterKind);
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'karmada-system' } } });
   await applyAgentAccess(fed.controlPlane, ['member1', 'member2']);
-  agentKarmadaKubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member1', [
-    'system:karmada:agents',
-  ]);
+  agentKarmadaKubeconfig = await agentKubeconfig(fed.controlPlane, 'member1');
   await applyChartAgentRbac();
   agentMemberKubeconfig = await fed
     .member('member1')
@@ -309,9 +313,7 @@ describe('least privilege in the control plane', () => {
 
 describe('--report-secrets=None', () => {
   it('creates no member objects and no secrets, and sets no reference', async () => {
-    const kubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member2', [
-      'system:karmada:agents',
-    ]);
+    const kubeconfig = await agentKubeconfig(fed.controlPlane, 'member2');
     const none = await startAgent({
       cluster: 'member2',
       karmadaKubeconfig: kubeconfig,
@@ -348,9 +350,7 @@ describe('--report-secrets=None', () => {
 
 describe('a credential namespace the control plane refuses', () => {
   it('exits 1 before writing anything, in the member or in the control plane', async () => {
-    const kubeconfig = await fed.controlPlane.userKubeconfig('system:karmada:agent:member2', [
-      'system:karmada:agents',
-    ]);
+    const kubeconfig = await agentKubeconfig(fed.controlPlane, 'member2');
     // Registered by the --report-secrets=None run above, or by an admin.
     const before =
       (await clusters.find('member2')) ??

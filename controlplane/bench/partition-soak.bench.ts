@@ -15,17 +15,21 @@
  * Prints the counts (false evictions must be 0) and the distribution of the time from the link
  * coming back to Ready=True. Loopback only; every loop is bounded by the time given.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { parseMicroTime } from '@kf/kube';
 import {
-  Observer,
+  SHIPPED_TAINT_HOLD_SECONDS,
   demoDeployment,
+  duplicatedOnto,
   everNoExecute,
+  failsOver,
   leftAfter,
   noExecuteAddedAfter,
+  partitionAgentLink,
   startFailoverFederation,
   waitUntil,
   type FailoverFederation,
+  type FailoverTiming,
 } from '@kf/testing';
 
 const { values } = parseArgs({
@@ -37,7 +41,6 @@ const { values } = parseArgs({
 });
 const MINUTES = Number(values.minutes);
 const MEMBERS = Number(values.members);
-const HOLD_SECONDS = 15;
 const NAMESPACE = 'default';
 
 function log(msg: string): void {
@@ -65,8 +68,6 @@ interface Outcome {
   readonly failedOver: boolean;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 async function propagateTo(
   fed: FailoverFederation,
   name: string,
@@ -78,10 +79,7 @@ async function propagateTo(
     metadata: { name, namespace: NAMESPACE },
     spec: {
       resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }],
-      placement: {
-        clusterAffinity: { clusterNames: [...clusters] },
-        replicaScheduling: { replicaSchedulingType: 'Duplicated' },
-      },
+      placement: duplicatedOnto(clusters),
     },
   });
   await fed.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: demoDeployment(name, 1) });
@@ -91,60 +89,36 @@ async function partitionOnce(
   fed: FailoverFederation,
   p: { member: string; mode: 'cut' | 'blackhole'; seconds: number },
 ): Promise<Outcome> {
-  const observer = new Observer(fed, {
-    member: p.member,
-    namespace: NAMESPACE,
-    deployment: `soak-${p.member}`,
-  });
-  observer.start();
-  const cutAtMs = Date.now();
-  await fed.links.agentToControlPlane(p.member).breakFor(p.mode, p.seconds * 1000);
-  const restoredAtMs = Date.now();
-  // Both watched from the moment the link is back: Ready may never have left True.
-  let renewedAtMs = Number.NaN;
-  const [, readyAtMs] = await Promise.all([
+  const deployment = `soak-${p.member}`;
+  const longFault = failsOver(fed.timing, p.seconds);
+  const placedAgain = (): Promise<number> =>
     waitUntil(
-      'Lease renewed again',
-      async () => {
-        const at = parseMicroTime((await fed.leases.get(`karmada-cluster/${p.member}`)).spec?.renewTime) ?? 0;
-        renewedAtMs = at;
-        return at >= restoredAtMs;
-      },
-      { timeoutMs: 60_000, intervalMs: 100, retryErrors: true },
-    ),
-    waitUntil('Ready=True again', async () => (await fed.readyStatus(p.member)) === 'True', {
-      timeoutMs: 120_000,
-      intervalMs: 100,
-      retryErrors: true,
-    }),
-  ]);
-  // Past the moment a stale Unknown would have been tainted; long enough for a failover to settle.
-  const longFault = p.seconds > fed.timing.monitorGraceSeconds + HOLD_SECONDS + 2;
-  await sleep(Math.max(0, cutAtMs + (fed.timing.monitorGraceSeconds + HOLD_SECONDS + 5) * 1000 - Date.now()));
-  if (longFault) {
-    await waitUntil(
       'placed again',
       async () => {
-        const b = await fed.bindings.find(`${NAMESPACE}/soak-${p.member}-deployment`);
+        const b = await fed.bindings.find(`${NAMESPACE}/${deployment}-deployment`);
         return (b?.spec.clusters ?? []).some((c) => c.name === p.member);
       },
       { timeoutMs: 180_000, intervalMs: 500, retryErrors: true },
     );
-  }
-  const samples = await observer.stop();
-  const late = noExecuteAddedAfter(samples, renewedAtMs);
-  const placedAgainAtMs = longFault ? Date.now() : renewedAtMs;
-  const left = leftAfter(samples, p.member, placedAgainAtMs);
-  const failedOver = everNoExecute(samples);
+  const run = await partitionAgentLink(
+    fed,
+    { member: p.member, namespace: NAMESPACE, deployment },
+    p,
+    longFault ? placedAgain : undefined,
+  );
+  const late = noExecuteAddedAfter(run.samples, run.renewedAtMs);
+  const left = leftAfter(run.samples, p.member, longFault ? run.settledAtMs : run.renewedAtMs);
+  const failedOver = everNoExecute(run.samples);
+  const shortFault = p.seconds < fed.timing.monitorGraceSeconds + fed.timing.taintHoldSeconds;
   const falseEviction =
     late.length > 0
       ? `NoExecute after the renewal: ${late.join(', ')}`
       : left.length > 0
         ? 'binding left after the renewal'
-        : failedOver && !longFault && p.seconds < fed.timing.monitorGraceSeconds + HOLD_SECONDS
+        : failedOver && shortFault
           ? 'NoExecute in a partition shorter than grace + hold'
           : undefined;
-  return { ...p, readyAfterMs: readyAtMs - restoredAtMs, falseEviction, failedOver };
+  return { ...p, readyAfterMs: run.readyAtMs - run.restoredAtMs, falseEviction, failedOver };
 }
 
 function percentile(sorted: readonly number[], q: number): number {
@@ -158,8 +132,9 @@ async function main(): Promise<void> {
   const fed = await startFailoverFederation({
     members: MEMBERS,
     nodes: 1,
-    timing: { taintHoldSeconds: HOLD_SECONDS },
+    timing: { taintHoldSeconds: SHIPPED_TAINT_HOLD_SECONDS },
   });
+  const timing: FailoverTiming = fed.timing;
   const outcomes: Outcome[] = [];
   try {
     const names = fed.memberNames;
@@ -188,7 +163,7 @@ async function main(): Promise<void> {
     [
       `partitions: ${String(outcomes.length)} (${String(outcomes.filter((o) => o.mode === 'cut').length)} cut, ${String(outcomes.filter((o) => o.mode === 'blackhole').length)} blackholed)`,
       `false evictions: ${String(falseEvictions)} (must be 0)`,
-      `true failovers: ${String(outcomes.filter((o) => o.failedOver && o.falseEviction === undefined).length)} (partitions longer than grace + hold: ${String(outcomes.filter((o) => o.seconds > 5 + HOLD_SECONDS + 2).length)})`,
+      `true failovers: ${String(outcomes.filter((o) => o.failedOver && o.falseEviction === undefined).length)} (partitions longer than grace + hold: ${String(outcomes.filter((o) => failsOver(timing, o.seconds)).length)})`,
       `time to Ready=True after the link came back: p50 ${String(percentile(ready, 0.5))} ms, p90 ${String(percentile(ready, 0.9))} ms, max ${String(ready.at(-1) ?? Number.NaN)} ms`,
       '',
     ].join('\n'),

@@ -12,10 +12,11 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { KubeConfig, loadAllYaml } from '@kubernetes/client-node';
+import { loadAllYaml, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   agentAccessObjects,
+  agentIdentity,
   clusterKind,
   executionNamespaceFor,
   renderAgentAccess,
@@ -37,11 +38,13 @@ import {
   AGENT_POLICY_FILE,
   AGENT_RBAC_FILE,
   REPO_ROOT,
+  agentKubeconfig,
   applyAgentAccess,
   eventually,
   startControlPlane,
   type LocalCluster,
 } from '@kf/testing';
+import { withoutKeys } from '../src/workload/defined-fields.ts';
 
 const exec = promisify(execFile);
 const AGENT_MAIN = join(REPO_ROOT, 'agent', 'src', 'main.ts');
@@ -141,27 +144,9 @@ const workRef = (namespace: string, name: string): CoreEvent['involvedObject'] =
   namespace,
 });
 
-function withoutSecretRef(spec: Cluster['spec']): Cluster['spec'] {
-  const copy: { -readonly [K in keyof Cluster['spec']]: Cluster['spec'][K] } = { ...spec };
-  delete copy.secretRef;
-  return copy;
-}
-
-/**
- * A client of the certificate the harness issues for `user`, built from the kubeconfig's fields:
- * some of these names (one ending in a colon) are not plain YAML scalars.
- */
+/** A client of the certificate the harness issues for `user` in `groups`. */
 async function identity(user: string, groups: readonly string[]): Promise<KubeConfig> {
-  const text = await readFile(await cp.userKubeconfig(user, groups), 'utf8');
-  const field = (key: string): string => new RegExp(`^\\s*${key}: (.*)$`, 'm').exec(text)?.[1] ?? '';
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'karmada', server: field('server'), caData: field('certificate-authority-data') }],
-    users: [{ name: 'id', certData: field('client-certificate-data'), keyData: field('client-key-data') }],
-    contexts: [{ name: 'id', cluster: 'karmada', user: 'id' }],
-    currentContext: 'id',
-  });
-  return kc;
+  return loadKubeConfig({ path: await cp.userKubeconfig(user, groups) });
 }
 
 let cp: LocalCluster;
@@ -187,15 +172,9 @@ beforeAll(async () => {
   for (const ns of [ES1, ES2]) {
     await admin.works.create({ metadata: { name: 'web', namespace: ns }, spec: {} });
   }
-  agent1 = clientsOf(
-    loadKubeConfig({
-      path: await cp.userKubeconfig('system:karmada:agent:member1', ['system:karmada:agents']),
-    }),
-  );
+  agent1 = clientsOf(loadKubeConfig({ path: await agentKubeconfig(cp, 'member1') }));
   // A certificate signed for the agent group under a name that is not an agent's.
-  evil = clientsOf(
-    loadKubeConfig({ path: await cp.userKubeconfig('evil-member', ['system:karmada:agents']) }),
-  );
+  evil = clientsOf(await identity('evil-member', [agentIdentity.group]));
 });
 
 afterAll(async () => {
@@ -482,7 +461,7 @@ describe('with the admission policy', () => {
         'clear it': () =>
           agent1.clusters.replace({
             ...pointed,
-            spec: withoutSecretRef(pointed.spec),
+            spec: withoutKeys(pointed.spec, ['secretRef']) as Cluster['spec'],
           }),
         'keep it, change the region': () =>
           agent1.clusters.replace({ ...pointed, spec: { ...pointed.spec, region: 'ap' } }),

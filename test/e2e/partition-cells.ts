@@ -7,8 +7,7 @@
  * - Ready is True again within one status period + 1 s of the link coming back;
  * - a fault longer than grace + hold does fail over, and the copy comes back cleanly after it.
  */
-import { parseMicroTime } from '@kf/kube';
-import { Observer, type FailoverFederation } from '@kf/testing';
+import { Observer, duplicatedOnto, type FailoverFederation } from '@kf/testing';
 import {
   NAMESPACE,
   demoDeployment,
@@ -32,44 +31,19 @@ export async function placeOn(
   const { member, spare } = clusters;
   await propagate(
     fed,
-    policyFor(deployment, {
-      clusterAffinity: { clusterNames: spare === undefined ? [member] : [member, spare] },
-      replicaScheduling: { replicaSchedulingType: 'Duplicated' },
-    }),
+    policyFor(deployment, duplicatedOnto(spare === undefined ? [member] : [member, spare])),
     demoDeployment(deployment, 1),
   );
   await until(
     `${deployment} placed on ${member}`,
     async () => (await placement(fed, deployment))?.[member] === 1,
   );
-  await until(
-    `${deployment} copy on ${member}`,
-    async () => (await memberCopy(fed, member, deployment)) !== undefined,
-  );
-  const copy = await memberCopy(fed, member, deployment);
-  return copy?.uid ?? '';
-}
-
-/** The first Lease renewal at or after `sinceMs` (renewTime has microseconds). */
-export async function renewedAgainAt(
-  fed: FailoverFederation,
-  member: string,
-  sinceMs: number,
-): Promise<number> {
-  let at = Number.NaN;
-  await until(
-    `${member} Lease renewed after the fault`,
-    async () => {
-      const lease = await fed.leases.get(`karmada-cluster/${member}`);
-      const renewed = parseMicroTime(lease.spec?.renewTime) ?? 0;
-      if (renewed < sinceMs) return false;
-      at = renewed;
-      return true;
-    },
-    60_000,
-    100,
-  );
-  return at;
+  let uid = '';
+  await until(`${deployment} copy on ${member}`, async () => {
+    uid = (await memberCopy(fed, member, deployment))?.uid ?? '';
+    return uid !== '';
+  });
+  return uid;
 }
 
 /**
@@ -80,16 +54,6 @@ export async function renewedAgainAt(
 export const READY_TARGET_MS = 2_000;
 /** What the tests assert: well before anything could be tainted NoExecute (grace + hold). */
 export const READY_BOUND_MS = 5_000;
-
-/** The time Ready was first seen True at or after `sinceMs`, polling every 100 ms. */
-export function readyAgainAt(fed: FailoverFederation, member: string, timeoutMs = 90_000): Promise<number> {
-  return until(
-    `${member} Ready=True again`,
-    async () => (await fed.readyStatus(member)) === 'True',
-    timeoutMs,
-    100,
-  );
-}
 
 /**
  * The copy came back cleanly: `member` untainted and placed again, its Work applied and not being
@@ -132,8 +96,4 @@ export async function cameBackCleanly(
 /** An Observer of `deployment` (in the e2e namespace) and `member`. */
 export function observe(fed: FailoverFederation, member: string, deployment: string): Observer {
   return new Observer(fed, { member, namespace: NAMESPACE, deployment });
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

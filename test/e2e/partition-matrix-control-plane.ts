@@ -9,19 +9,21 @@
  * plane being back. Each kind of fault has a federation of its own (its cells in turn), all side by
  * side; so has the two-minute outage of the whole control plane during which an agent restarts.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
+  SHIPPED_TAINT_HOLD_SECONDS,
   copiesSeen,
   everNoExecute,
   leftAfter,
-  versionsSeen,
-  type Sample,
+  readyAgainAt,
+  settleMs,
   startFailoverFederation,
+  versionsSeen,
   type FailoverFederation,
+  type Sample,
 } from '@kf/testing';
-import { READY_BOUND_MS, observe, placeOn, readyAgainAt, sleep } from './partition-cells.ts';
-
-const HOLD_SECONDS = 15;
+import { READY_BOUND_MS, observe, placeOn } from './partition-cells.ts';
 const SECONDS = [1, 5, 15, 30, 60] as const;
 const KINDS = ['link-cut', 'link-blackhole', 'api-restart', 'control-plane-restart'] as const;
 type Kind = (typeof KINDS)[number];
@@ -80,7 +82,7 @@ async function federation(members: number): Promise<FailoverFederation> {
   const fed = await startFailoverFederation({
     members,
     nodes: 1,
-    timing: { taintHoldSeconds: HOLD_SECONDS },
+    timing: { taintHoldSeconds: SHIPPED_TAINT_HOLD_SECONDS },
   });
   feds.push(fed);
   return fed;
@@ -127,7 +129,7 @@ async function runKind(kind: Kind): Promise<KindReport> {
     // Past the moment a stale Unknown from the last fault would have been tainted. The cells follow
     // each other without this wait: the member must never be tainted NoExecute at all, so a late
     // taint from any cell fails the kind whenever it lands.
-    await sleep((fed.timing.monitorGraceSeconds + HOLD_SECONDS + 3) * 1000);
+    await sleep(settleMs(fed.timing));
   } finally {
     await observer.stop();
   }
@@ -166,9 +168,9 @@ async function runOutage(): Promise<OutageReport> {
       }),
     );
     // Past the moment a stale Unknown from the outage would have been tainted.
-    await sleep((fed.timing.monitorGraceSeconds + HOLD_SECONDS + 5) * 1000);
-    const samples: Record<string, readonly Sample[]> = {};
-    for (const [i, m] of members.entries()) samples[m] = (await observers[i]?.stop()) ?? [];
+    await sleep(settleMs(fed.timing));
+    // Complete once `finally` has stopped the observers.
+    const samples = Object.fromEntries(members.map((m, i) => [m, observers[i]?.samples ?? []]));
     return { initialUids, samples, backAtMs, readyAtMs };
   } finally {
     await Promise.all(observers.map((o) => o.stop()));

@@ -5,49 +5,27 @@
  * render (`kubectl apply --dry-run=server`: the control-plane chart on the control plane, the
  * member chart on a member).
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { kubeBinaries, startFederation, type LocalFederation } from '@kf/testing';
 import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
+import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { PROBE_NODE_FLAGS } from '../../probe/src/build/bundle.ts';
-
-const exec = promisify(execFile);
-const root = join(import.meta.dirname, '../..');
-const MEMBER = join(root, 'charts/karmada-failover-member');
-const CONTROLPLANE = join(root, 'charts/karmada-failover-controlplane');
-const KUBE_VERSION = '1.36.3';
-
-/** Runs a command; a failure rejects with its output so that the assertion shows why. */
-async function run(cmd: string, args: string[], input?: string): Promise<string> {
-  const child = exec(cmd, args, { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-  if (input !== undefined) child.child.stdin?.end(input);
-  try {
-    const { stdout, stderr } = await child;
-    return stdout + stderr;
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${cmd} ${args.join(' ')}:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
-  }
-}
+import {
+  CONTROLPLANE_CHART as CONTROLPLANE,
+  KUBE_VERSION,
+  MEMBER_CHART as MEMBER,
+  ROOT as root,
+  helmBinary,
+  renderChart,
+  run,
+} from './helm.ts';
 
 let helm: string;
-/** `helm template`; a value `@key=path` is set from a file (--set-file), others with --set. */
-const render = async (chart: string, ...values: string[]): Promise<string> =>
-  run(helm, [
-    'template',
-    'kf',
-    chart,
-    '--namespace',
-    'karmada-system',
-    '--kube-version',
-    KUBE_VERSION,
-    ...values.flatMap((v) => (v.startsWith('@') ? ['--set-file', v.slice(1)] : ['--set', v])),
-  ]);
+const render = (chart: string, ...values: string[]): Promise<string> => renderChart(helm, chart, ...values);
 
 interface K8sObject {
   apiVersion: string;
@@ -93,8 +71,7 @@ function flagsPassed(args: readonly string[]): { bundle: string; flags: string[]
 }
 
 beforeAll(async () => {
-  const out = await run('bash', [join(root, 'scripts/build-helm.sh')]);
-  helm = join(out.trim().split('\n').at(-1) ?? '', 'helm');
+  helm = await helmBinary();
 });
 
 describe('helm lint', () => {
@@ -191,7 +168,7 @@ describe('rendered member chart', () => {
     };
     const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
     const clusterRoles = find(objs, 'ClusterRole') as (K8sObject & { rules: Rule[] })[];
-    const credentials = 'karmada-controller-manager:karmada-member1';
+    const credentials = credentialNames('member1', 'karmada-cluster').clusterRole;
     expect(clusterRoles.map((r) => r.metadata.name).sort()).toEqual([
       credentials,
       'kf-karmada-failover-member-agent',

@@ -6,39 +6,31 @@
  * `escalate`, no RBAC writes) and still does what registration and Works need; the probe writes
  * only its own Node's ServiceDomainNameResolutionReady condition.
  */
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
 import { eventually, startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
-import { CLUSTER_ROLE_RESOURCE, type Secret } from '../../agent/src/registration/credentials-plan.ts';
+import {
+  CLUSTER_ROLE_BINDING_RESOURCE,
+  CLUSTER_ROLE_RESOURCE,
+  SECRET_RESOURCE,
+  type Secret,
+} from '../../agent/src/registration/credentials-plan.ts';
 import { ensureMemberCredentials } from '../../agent/src/registration/member-credentials.ts';
 import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../../probe/src/health/node-condition.ts';
+import { NODE_RESOURCE } from '../../probe/src/node/node-object.ts';
 import { memberNodeStore } from '../../probe/src/node/node-status.ts';
+import { MEMBER_CHART, helmBinary, renderChart, run } from './helm.ts';
 
-const exec = promisify(execFile);
-const root = join(import.meta.dirname, '../..');
-const CHART = join(root, 'charts/karmada-failover-member');
 const NS = 'karmada-system';
 const AGENT_SA = 'kf-karmada-failover-member-agent';
 const PROBE_SA = 'kf-karmada-failover-member-probe';
 /** The ClusterRole of every verb that --report-secrets=KubeCredentials hands to the control plane. */
-const CREDENTIALS_ROLE = 'karmada-controller-manager:karmada-member1';
-
-async function run(cmd: string, args: string[]): Promise<string> {
-  try {
-    const { stdout, stderr } = await exec(cmd, args, { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-    return stdout + stderr;
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string };
-    throw new Error(`${cmd} ${args.join(' ')}:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
-  }
-}
+const CREDENTIALS_ROLE = credentialNames('member1', 'karmada-cluster').clusterRole;
 
 const resource = (group: string, plural: string, kind: string, namespaced: boolean): ResourceDescriptor => ({
   group,
@@ -47,15 +39,8 @@ const resource = (group: string, plural: string, kind: string, namespaced: boole
   kind,
   namespaced,
 });
-const NODES = resource('', 'nodes', 'Node', false);
 const PODS = resource('', 'pods', 'Pod', true);
 const DEPLOYMENTS = resource('apps', 'deployments', 'Deployment', true);
-const CLUSTER_ROLE_BINDINGS = resource(
-  'rbac.authorization.k8s.io',
-  'clusterrolebindings',
-  'ClusterRoleBinding',
-  false,
-);
 const ROLE_BINDINGS = resource('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', true);
 const ACCESS_REVIEWS = resource(
   'authorization.k8s.io',
@@ -146,20 +131,12 @@ const clusterRoleBinding = (name: string, role: string) => ({
 beforeAll(async () => {
   fed = await startFederation({ members: 1, member: { nodes: 2 }, installCrds: false });
   member = fed.members[0]!;
-  const helmDir = (await run('bash', [join(root, 'scripts/build-helm.sh')])).trim().split('\n').at(-1) ?? '';
-  const rendered = await run(join(helmDir, 'helm'), [
-    'template',
-    'kf',
-    CHART,
-    '--namespace',
-    NS,
-    '--kube-version',
-    '1.36.3',
-    '--set',
+  const rendered = await renderChart(
+    await helmBinary(),
+    MEMBER_CHART,
     'clusterName=member1',
-    '--set',
     'karmadaKubeconfig.kubeconfig=unused',
-  ]);
+  );
   const file = join(fed.runDir, 'member-chart.yaml');
   await writeFile(file, rendered);
   await kubectl('create', 'namespace', NS);
@@ -251,7 +228,7 @@ describe('the agent ServiceAccount', () => {
       (await new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE).get(CREDENTIALS_ROLE)).metadata
         ?.name,
     ).toBe(CREDENTIALS_ROLE);
-    const bindings = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_BINDINGS);
+    const bindings = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_BINDING_RESOURCE);
     const roleBindings = new ResourceClient<KubeObject>(asAgent, ROLE_BINDINGS);
     const roles = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE);
     for (const [what, attempt] of [
@@ -288,7 +265,7 @@ describe('the agent ServiceAccount', () => {
     }
     expect(await can(asAgent, '*', { group: '*', resource: '*' })).toBe(false);
     // What it does keep: reading the token it reports with KubeCredentials (see the chart README).
-    const secrets = new ResourceClient<Secret>(asAgent, resource('', 'secrets', 'Secret', true));
+    const secrets = new ResourceClient<Secret>(asAgent, SECRET_RESOURCE);
     expect(await status(secrets.get('karmada-cluster/karmada-member1'))).toBe(200);
   });
 });
@@ -302,7 +279,7 @@ describe('the probe ServiceAccount', () => {
     lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   });
-  const adminNodes = () => new ResourceClient<NodeObject>(member.kubeConfig(), NODES);
+  const adminNodes = () => new ResourceClient<NodeObject>(member.kubeConfig(), NODE_RESOURCE);
 
   it('carries its pod node in its token (authentication.kubernetes.io/node-name)', async () => {
     const review = await new ResourceClient<SubjectReview>(asProbeOnA, SUBJECT_REVIEWS).create({
@@ -336,7 +313,7 @@ describe('the probe ServiceAccount', () => {
   });
 
   it('answers 403 to any other change of its own Node', async () => {
-    const asProbe = new ResourceClient<NodeObject>(asProbeOnA, NODES);
+    const asProbe = new ResourceClient<NodeObject>(asProbeOnA, NODE_RESOURCE);
     const before = await adminNodes().get(nodeA);
     const ready = before.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready?.status).toBe('True');

@@ -5,15 +5,20 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { agentUserFor, namespaces, renderAgentAccess } from '@kf/api';
+import { agentIdentity, agentUserFor, namespaces, renderAgentAccess } from '@kf/api';
 import { ResourceClient, type KubeObject } from '@kf/kube';
 import { REPO_ROOT } from './binaries.ts';
 import type { LocalCluster } from './cluster.ts';
 import { waitUntil } from './readiness.ts';
 
-export const AGENT_ACCESS_DIR = join(REPO_ROOT, 'deploy', 'agent');
+const AGENT_ACCESS_DIR = join(REPO_ROOT, 'deploy', 'agent');
 export const AGENT_RBAC_FILE = join(AGENT_ACCESS_DIR, 'rbac.yaml');
 export const AGENT_POLICY_FILE = join(AGENT_ACCESS_DIR, 'validating-admission-policy.yaml');
+
+/** A kubeconfig file for the member agent of `cluster`, as `karmadactl register` issues it. */
+export function agentKubeconfig(cp: LocalCluster, cluster: string): Promise<string> {
+  return cp.userKubeconfig(agentUserFor(cluster), [agentIdentity.group]);
+}
 
 export interface AgentAccessOptions {
   /** Apply the ValidatingAdmissionPolicy too (default true); false leaves RBAC as the only fence. */
@@ -34,7 +39,9 @@ export async function applyAgentAccess(
     cp,
     files.flatMap((f) => ['-f', f]),
   );
-  for (const cluster of clusters) await kubectlApply(cp, ['-f', '-'], renderAgentAccess(cluster));
+  if (clusters.length > 0) {
+    await kubectlApply(cp, ['-f', '-'], clusters.map((c) => renderAgentAccess(c)).join('\n'));
+  }
   const reviews = new ResourceClient<SubjectAccessReview>(cp.kubeConfig(), {
     group: 'authorization.k8s.io',
     version: 'v1',
@@ -42,29 +49,31 @@ export async function applyAgentAccess(
     namespaced: false,
     kind: 'SubjectAccessReview',
   });
-  for (const cluster of clusters) {
-    await waitUntil(
-      `RBAC of the agent of ${cluster} in force`,
-      async () => {
-        const review = await reviews.create({
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: agentUserFor(cluster),
-            resourceAttributes: {
-              group: 'coordination.k8s.io',
-              resource: 'leases',
-              verb: 'update',
-              namespace: namespaces.cluster,
-              name: cluster,
+  await Promise.all(
+    clusters.map((cluster) =>
+      waitUntil(
+        `RBAC of the agent of ${cluster} in force`,
+        async () => {
+          const review = await reviews.create({
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SubjectAccessReview',
+            spec: {
+              user: agentUserFor(cluster),
+              resourceAttributes: {
+                group: 'coordination.k8s.io',
+                resource: 'leases',
+                verb: 'update',
+                namespace: namespaces.cluster,
+                name: cluster,
+              },
             },
-          },
-        });
-        return review.status?.allowed === true;
-      },
-      { timeoutMs: 30_000, intervalMs: 100 },
-    );
-  }
+          });
+          return review.status?.allowed === true;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      ),
+    ),
+  );
 }
 
 interface SubjectAccessReview extends KubeObject {

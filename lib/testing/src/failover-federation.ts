@@ -27,7 +27,7 @@ import {
   type Work,
 } from '@kf/api';
 import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, type Lease } from '@kf/kube';
-import { applyAgentAccess } from './agent-access.ts';
+import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import { REPO_ROOT } from './binaries.ts';
 import type { LocalCluster } from './cluster.ts';
 import { FederationLinks, LINK } from './faults/federation-links.ts';
@@ -124,6 +124,7 @@ export class FailoverFederation {
   readonly links: FederationLinks;
 
   readonly #agents = new Map<string, ManagedProcess>();
+  readonly #memberApps = new Map<string, AppsV1Api>();
   readonly #agentUrls = new Map<string, string>();
 
   constructor(parts: {
@@ -167,8 +168,14 @@ export class FailoverFederation {
   }
 
   /** Deployments API of a member cluster (admin). */
+  /** One client per member, made at first use (its kubeconfig is read once, not at every call). */
   memberApps(name: string): AppsV1Api {
-    return this.member(name).kubeConfig().makeApiClient(AppsV1Api);
+    let apps = this.#memberApps.get(name);
+    if (apps === undefined) {
+      apps = this.member(name).kubeConfig().makeApiClient(AppsV1Api);
+      this.#memberApps.set(name, apps);
+    }
+    return apps;
   }
 
   controlPlaneKubeConfig(): KubeConfig {
@@ -390,7 +397,7 @@ async function startAgents(
     const port = await freePort();
     const karmadaKubeconfig = await links.route(
       LINK.agentToControlPlane(member.name),
-      await cp.userKubeconfig(`system:karmada:agent:${member.name}`, ['system:karmada:agents']),
+      await agentKubeconfig(cp, member.name),
       cp.server,
     );
     const memberKubeconfig = await links.route(

@@ -3,8 +3,8 @@ export { kubeBinaries, REPO_ROOT, type KubeBinaries } from './binaries.ts';
 export { LocalCluster, type ClusterRole } from './cluster.ts';
 export { installCrds, CRD_DIR } from './crds.ts';
 export {
+  agentKubeconfig,
   applyAgentAccess,
-  AGENT_ACCESS_DIR,
   AGENT_POLICY_FILE,
   AGENT_RBAC_FILE,
   type AgentAccessOptions,
@@ -48,10 +48,19 @@ export {
   type ObservedWorkload,
   type Sample,
 } from './faults/partition-observer.ts';
+export {
+  SHIPPED_TAINT_HOLD_SECONDS,
+  failsOver,
+  partitionAgentLink,
+  readyAgainAt,
+  renewedAgainAt,
+  settleMs,
+  type LinkFault,
+  type LinkPartitionRun,
+} from './faults/link-partition.ts';
 export { FederationLinks, LINK, type LinkState } from './faults/federation-links.ts';
 export {
   FaultControlServer,
-  FAULT_SOCKET,
   faultSocketPath,
   listLinks,
   parseFaultCommand,
@@ -94,5 +103,5 @@ export {
 } from './workload-view.ts';
 export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/demo.ts';
 export { Timeline, type TimelineEntry } from './cli/timeline.ts';
-export { dividedByStaticWeights } from './placements.ts';
+export { dividedByStaticWeights, duplicatedOnto } from './placements.ts';
 export { freeFormCrd, installCrd, CRD_RESOURCE, type CustomResourceDefinition } from './custom-resources.ts';

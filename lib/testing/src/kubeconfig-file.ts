@@ -12,26 +12,31 @@ export interface KubeconfigParts {
 const b64 = async (path: string): Promise<string> => (await readFile(path)).toString('base64');
 
 /** Writes a self-contained kubeconfig (certificates embedded) with one context. */
+/** A double-quoted YAML scalar (JSON's string syntax is YAML's): names like `system:x:` stay names. */
+function yamlString(value: string): string {
+  return JSON.stringify(value);
+}
+
 export async function writeKubeconfig(path: string, parts: KubeconfigParts): Promise<void> {
   const text = [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
-    `- name: ${parts.clusterName}`,
+    `- name: ${yamlString(parts.clusterName)}`,
     '  cluster:',
     `    server: ${parts.server}`,
     `    certificate-authority-data: ${await b64(parts.caFile)}`,
     'users:',
-    `- name: ${parts.user}`,
+    `- name: ${yamlString(parts.user)}`,
     '  user:',
     `    client-certificate-data: ${await b64(parts.certFile)}`,
     `    client-key-data: ${await b64(parts.keyFile)}`,
     'contexts:',
-    `- name: ${parts.clusterName}`,
+    `- name: ${yamlString(parts.clusterName)}`,
     '  context:',
-    `    cluster: ${parts.clusterName}`,
-    `    user: ${parts.user}`,
-    `current-context: ${parts.clusterName}`,
+    `    cluster: ${yamlString(parts.clusterName)}`,
+    `    user: ${yamlString(parts.user)}`,
+    `current-context: ${yamlString(parts.clusterName)}`,
     '',
   ].join('\n');
   await writeFile(path, text, { mode: 0o600 });

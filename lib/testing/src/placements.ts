@@ -21,3 +21,11 @@ export function dividedByStaticWeights(weights: Readonly<Record<string, number>>
     },
   };
 }
+
+/** A copy on each of exactly the named clusters. */
+export function duplicatedOnto(clusters: readonly string[]): Placement {
+  return {
+    clusterAffinity: { clusterNames: [...clusters] },
+    replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+  };
+}

@@ -1,6 +1,12 @@
 import { Command, type Option } from 'commander';
 import { parseGoDuration } from '@kf/runtime';
-import { faultSocketPath, listLinks, sendFaultCommand, type FaultCommand } from '../faults/fault-control.ts';
+import {
+  faultSocketPath,
+  listLinks,
+  sendFaultCommand,
+  withFor,
+  type FaultCommand,
+} from '../faults/fault-control.ts';
 
 type Flag = (flags: string, description: string) => Option;
 
@@ -54,7 +60,7 @@ export function buildFaultsCommand(flag: Flag, print: (line: string) => void): C
       .action(async (opts: Common & { link: string; for?: number }) => {
         await send(
           opts,
-          { op, link: opts.link, ...forOf(opts.for) },
+          { op, link: opts.link, ...withFor(opts.for) },
           `${opts.link}: ${op}${until(opts.for)}`,
         );
       });
@@ -71,7 +77,7 @@ export function buildFaultsCommand(flag: Flag, print: (line: string) => void): C
     )
     .addOption(forDuration())
     .action(async (opts: Common & { link: string; latency: number; for?: number }) => {
-      const cmd: FaultCommand = { op: 'delay', link: opts.link, delayMs: opts.latency, ...forOf(opts.for) };
+      const cmd: FaultCommand = { op: 'delay', link: opts.link, delayMs: opts.latency, ...withFor(opts.for) };
       await send(opts, cmd, `${opts.link}: +${opts.latency}ms each way${until(opts.for)}`);
     });
   faults
@@ -92,7 +98,7 @@ export function buildFaultsCommand(flag: Flag, print: (line: string) => void): C
     .action(async (opts: Common & { for?: number }) => {
       await send(
         opts,
-        { op: 'kill-control-plane', ...forOf(opts.for) },
+        { op: 'kill-control-plane', ...withFor(opts.for) },
         `control plane killed${until(opts.for)}`,
       );
     });
@@ -113,5 +119,3 @@ export function buildFaultsCommand(flag: Flag, print: (line: string) => void): C
     });
   return faults;
 }
-
-const forOf = (forMs: number | undefined): { forMs?: number } => (forMs === undefined ? {} : { forMs });

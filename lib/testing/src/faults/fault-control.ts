@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FederationLinks, LinkState } from './federation-links.ts';
 
 /** The socket's name in a run folder. */
-export const FAULT_SOCKET = 'faults.sock';
+const FAULT_SOCKET = 'faults.sock';
 
 /** The key of a pending control-plane resume (links are keyed by their names). */
 const CONTROL_PLANE = 'control-plane';
@@ -55,16 +55,23 @@ function requiredString(o: Fields, key: string, problems: string[]): string {
   return '';
 }
 
-const withFor = (forMs: number | undefined): { forMs?: number } => (forMs === undefined ? {} : { forMs });
+/** `{ forMs }` when a fault is timed, `{}` when it lasts until undone. */
+export const withFor = (forMs: number | undefined): { forMs?: number } =>
+  forMs === undefined ? {} : { forMs };
+
+/** `cut` and `blackhole` take the same fields. */
+const breakLink =
+  (op: 'cut' | 'blackhole') =>
+  (o: Fields, p: string[]): FaultCommand => ({
+    op,
+    link: requiredString(o, 'link', p),
+    ...withFor(optionalMs(o, 'forMs', p)),
+  });
 
 /** Builds each command from its fields, adding what is wrong to `problems`. */
 const BUILDERS: Readonly<Record<FaultCommand['op'], (o: Fields, problems: string[]) => FaultCommand>> = {
-  cut: (o, p) => ({ op: 'cut', link: requiredString(o, 'link', p), ...withFor(optionalMs(o, 'forMs', p)) }),
-  blackhole: (o, p) => ({
-    op: 'blackhole',
-    link: requiredString(o, 'link', p),
-    ...withFor(optionalMs(o, 'forMs', p)),
-  }),
+  cut: breakLink('cut'),
+  blackhole: breakLink('blackhole'),
   delay: (o, p) => {
     const forMs = optionalMs(o, 'forMs', p);
     const delayMs = optionalMs(o, 'delayMs', p);

@@ -6,8 +6,9 @@
  * binding leaving a cluster that is fine, the same copy all along). Used by the partition tests
  * and the partition soak benchmark.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findCondition, taintEffects, type Cluster, type Taint } from '@kf/api';
-import { parseMicroTime, type Lease } from '@kf/kube';
+import { leaseRenewedAtMs, type Lease } from '@kf/kube';
 import type { FailoverFederation } from '../failover-federation.ts';
 import { memberDeployment, type MemberCopy } from '../workload-view.ts';
 
@@ -98,7 +99,7 @@ function clusterFields(r: PromiseSettledResult<Cluster>): Pick<Sample, 'ready' |
 }
 
 function renewedField(r: PromiseSettledResult<Lease>): Pick<Sample, 'renewedAtMs'> {
-  const at = r.status === 'fulfilled' ? parseMicroTime(r.value.spec?.renewTime) : undefined;
+  const at = r.status === 'fulfilled' ? leaseRenewedAtMs(r.value) : undefined;
   return at === undefined ? {} : { renewedAtMs: at };
 }
 
@@ -140,8 +141,4 @@ export function copiesSeen(samples: readonly Sample[]): (string | null)[] {
 function copyFields(copy: MemberCopy | undefined): Pick<Sample, 'memberUid' | 'memberVersion'> {
   if (copy === undefined) return { memberUid: null, memberVersion: null };
   return { memberUid: copy.uid, memberVersion: `${copy.uid}/${String(copy.generation)}` };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

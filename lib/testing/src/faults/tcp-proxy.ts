@@ -7,6 +7,7 @@
  * end: kube-apiserver certificates name 127.0.0.1, which the proxy's address is too.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What the proxy does with traffic right now. */
 export type ProxyMode = 'forward' | 'delay' | 'cut' | 'blackhole' | 'closed';
@@ -135,12 +136,8 @@ export class TcpProxy {
     this.#mode = 'blackhole';
     this.#delayMs = 0;
     for (const pair of this.#pairs) {
-      for (const dir of ['up', 'down'] as const) {
-        if (pair.queues[dir].length > 0) pair.lostData = true;
-        pair.queues[dir].length = 0;
-        clearTimeout(pair.timers[dir]);
-        pair.timers[dir] = undefined;
-      }
+      if (pair.queues.up.length > 0 || pair.queues.down.length > 0) pair.lostData = true;
+      this.#clearTimers(pair);
     }
   }
 
@@ -155,7 +152,7 @@ export class TcpProxy {
   async breakFor(mode: 'cut' | 'blackhole', ms: number): Promise<void> {
     if (mode === 'cut') this.cut();
     else this.blackhole();
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await sleep(ms);
     this.restore();
   }
 
