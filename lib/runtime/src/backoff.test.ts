@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import { backoffDelayMs, cappedBackoff, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 
 describe('backoffDelayMs', () => {
   const exact: BackoffPolicy = { initialMs: 500, maxMs: 30_000, factor: 2, jitter: 0 };
@@ -48,6 +48,32 @@ describe('backoffDelayMs', () => {
           expect(backoffDelayMs(exact, attempt + 1, r)).toBeGreaterThanOrEqual(
             backoffDelayMs(exact, attempt, r),
           );
+        },
+      ),
+    );
+  });
+});
+
+describe('cappedBackoff', () => {
+  it('leaves the policy alone without a cap or with one at or above its own', () => {
+    expect(cappedBackoff(DEFAULT_BACKOFF, undefined)).toBe(DEFAULT_BACKOFF);
+    expect(cappedBackoff(DEFAULT_BACKOFF, 30_000)).toBe(DEFAULT_BACKOFF);
+    expect(cappedBackoff(DEFAULT_BACKOFF, 60_000)).toBe(DEFAULT_BACKOFF);
+  });
+
+  it('lowers the cap, and the first delay when the cap is below it', () => {
+    expect(cappedBackoff(DEFAULT_BACKOFF, 1_000)).toEqual({ ...DEFAULT_BACKOFF, maxMs: 1_000 });
+    expect(cappedBackoff(DEFAULT_BACKOFF, 200)).toEqual({ ...DEFAULT_BACKOFF, initialMs: 200, maxMs: 200 });
+  });
+
+  it('never waits longer than the cap, whatever the attempt and the jitter', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.nat({ max: 200 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (cap, attempt, r) => {
+          expect(backoffDelayMs(cappedBackoff(DEFAULT_BACKOFF, cap), attempt, r)).toBeLessThanOrEqual(cap);
         },
       ),
     );

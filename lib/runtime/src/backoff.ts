@@ -19,3 +19,9 @@ export function backoffDelayMs(policy: BackoffPolicy, attempt: number, random: n
   const spread = base * policy.jitter * (2 * random - 1);
   return Math.max(0, Math.min(policy.maxMs, Math.round(base + spread)));
 }
+
+/** `policy` with no delay longer than `maxMs` (the first one included); unchanged without a cap. */
+export function cappedBackoff(policy: BackoffPolicy, maxMs: number | undefined): BackoffPolicy {
+  if (maxMs === undefined || maxMs >= policy.maxMs) return policy;
+  return { ...policy, maxMs, initialMs: Math.min(policy.initialMs, maxMs) };
+}

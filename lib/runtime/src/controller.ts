@@ -25,6 +25,13 @@ export interface ControllerSpec {
    * (default {@link DEFAULT_RESYNC_PERIOD_MS}; 0 turns it off).
    */
   readonly resyncPeriodMs?: number;
+  /**
+   * Longest wait before a failed reconcile is retried, in ms (default: the runner's backoff cap).
+   * A controller that must act every period sets it to that period: once the cause of its failures
+   * is gone (an API server back, a link restored), it acts within one period, not after a backoff
+   * that grew while it was failing.
+   */
+  readonly maxRetryDelayMs?: number;
 }
 
 /** What a reconcile gets besides its key. */

@@ -1,3 +1,4 @@
+import { whenAborted } from './abort.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { ShutdownTimeoutError } from './errors.ts';
 import { HealthChecks, type HealthCheck } from './health.ts';
@@ -126,7 +127,7 @@ export class Manager {
     const leaderWork = this.#runLeaderWork(leaderStop.signal);
     this.#log.info({ runnables: this.#runnables.map((r) => r.name) }, 'manager started');
 
-    await untilAborted(AbortSignal.any([signal, this.#failed.signal]));
+    await whenAborted(AbortSignal.any([signal, this.#failed.signal]));
     this.#log.info('shutting down');
     const deadline = new AbortController();
     const expired = this.#clock.sleep(this.#shutdownTimeoutMs, deadline.signal).then(
@@ -197,19 +198,6 @@ export class Manager {
     this.#failure = { error };
     this.#failed.abort();
   }
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    signal.addEventListener(
-      'abort',
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
 
 /** Rejections that only say "you asked me to stop". */

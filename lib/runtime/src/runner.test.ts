@@ -196,6 +196,28 @@ describe('runController', () => {
     await h.done;
   });
 
+  it('retries no later than maxRetryDelayMs, however often the key failed', async () => {
+    const h = start(
+      [keysFrom(new MemorySource([{ name: 'k' }]), (o) => [o.name])],
+      () => Promise.reject(new Error('link down')),
+      { maxRetryDelayMs: 250 },
+    );
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    for (const [delayMs, callsAfter] of [
+      [100, 2],
+      [200, 3],
+      [250, 4],
+      [250, 5],
+    ] as const) {
+      await h.clock.advance(delayMs - 1);
+      expect(h.calls).toHaveLength(callsAfter - 1);
+      await h.clock.advance(1);
+      await expect.poll(() => h.calls.length, poll).toBe(callsAfter);
+    }
+    h.stop.abort();
+    await h.done;
+  });
+
   it('does not retry a terminal error and logs it at error', async () => {
     const h = start([keysFrom(new MemorySource([{ name: 'bad' }]), (o) => [o.name])], () =>
       Promise.reject(new TerminalError('spec.placement is invalid')),
@@ -319,6 +341,12 @@ describe('runController', () => {
 
   it('rejects a spec with a bad worker count', async () => {
     await expect(start([], undefined, { workers: 0 }).done).rejects.toThrow(RangeError);
+  });
+
+  it('rejects a retry cap that is not a positive number', async () => {
+    for (const maxRetryDelayMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(start([], undefined, { maxRetryDelayMs }).done).rejects.toThrow(/maxRetryDelayMs/);
+    }
   });
 
   it('exports reconcile and work queue metrics, zeroed before the first reconcile', async () => {

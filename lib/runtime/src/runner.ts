@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { BackoffPolicy } from './backoff.ts';
+import { whenAborted } from './abort.ts';
+import { cappedBackoff, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { DEFAULT_RESYNC_PERIOD_MS, type ControllerSpec, type Outcome, type Source } from './controller.ts';
 import type { BoundControllerMetrics, ControllerMetrics, ReconcileResult } from './controller-metrics.ts';
@@ -31,6 +32,19 @@ interface Running {
   readonly signal: AbortSignal;
 }
 
+/** The spec's worker count and retry cap, or a RangeError naming the controller. */
+function validated(spec: ControllerSpec): { workers: number; maxRetryDelayMs: number | undefined } {
+  const workers = spec.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new RangeError(`controller ${spec.name}: workers must be a positive integer, got ${workers}`);
+  }
+  const max = spec.maxRetryDelayMs;
+  if (max !== undefined && !(max > 0 && Number.isFinite(max))) {
+    throw new RangeError(`controller ${spec.name}: maxRetryDelayMs must be a positive number, got ${max}`);
+  }
+  return { workers, maxRetryDelayMs: max };
+}
+
 /**
  * Runs one controller until `signal` aborts: subscribes to its sources, waits until all have
  * synced, queues every known key, then reconciles with `spec.workers` workers and resyncs
@@ -46,17 +60,14 @@ export async function runController(
   deps: RunnerDeps,
   signal: AbortSignal,
 ): Promise<void> {
-  const workers = spec.workers ?? 1;
-  if (!Number.isInteger(workers) || workers < 1) {
-    throw new RangeError(`controller ${spec.name}: workers must be a positive integer, got ${workers}`);
-  }
+  const { workers, maxRetryDelayMs } = validated(spec);
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? Math.random;
   const metrics = deps.metrics?.forController(spec.name);
   const queue = new WorkQueue({
     clock,
     random,
-    ...(deps.backoff === undefined ? {} : { backoff: deps.backoff }),
+    backoff: cappedBackoff(deps.backoff ?? DEFAULT_BACKOFF, maxRetryDelayMs),
     ...(metrics === undefined ? {} : { metrics: metrics.queue }),
   });
   const c: Running = {
@@ -79,7 +90,7 @@ export async function runController(
     c.log.info({ workers }, 'sources synced; starting workers');
     enqueueAll(c);
     const loops = [...Array.from({ length: workers }, () => workLoop(c)), resyncLoop(c)];
-    await untilAborted(signal);
+    await whenAborted(signal);
     c.log.info('stopping; waiting for in-flight reconciles');
     for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
     await queue.shutDownWithDrain();
@@ -112,21 +123,8 @@ export function controllerRunnable(
 /** True once every source synced; false if `signal` aborted first. */
 async function untilSynced(sources: readonly Source[], signal: AbortSignal): Promise<boolean> {
   const synced = Promise.all(sources.map((s) => s.synced())).then(() => true);
-  const aborted = untilAborted(signal).then(() => false);
+  const aborted = whenAborted(signal).then(() => false);
   return Promise.race([synced, aborted]);
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    signal.addEventListener(
-      'abort',
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
 
 function enqueueAll(c: Running): number {
