@@ -7,10 +7,14 @@
  *
  * The agent's verdict is compared with what the Cluster says, not only with its own last verdict:
  * when anyone else changes Ready (the control plane marks it Unknown after a silence) the agent
- * looks at once and writes its verdict back if it differs. While its Cluster watch is failing it
- * reads the Cluster from the API server rather than its cache, which may then hide an Unknown
- * that must be overwritten; a reconnection (the heartbeat renewed again after failures) queues a
- * sync at once.
+ * looks at once and writes its verdict back if it differs. While its Cluster watch is failing, and
+ * once after each reconnection (the heartbeat renewed again after failures, which queues a sync at
+ * once), it reads the Cluster from the API server rather than its cache: the cache may then hide an
+ * Unknown that must be overwritten, even behind a watch that looks live (a link that dropped
+ * packets delivers what it held back only when its TCP retransmission gets through).
+ *
+ * Calls to the control plane end after one period: a status that late is the next sync's job, and
+ * a call hanging on a link that drops packets would otherwise hold every sync behind it.
  */
 import {
   clusterConditionTypes,
@@ -20,7 +24,7 @@ import {
   type ClusterStatus,
   type ConditionUpdate,
 } from '@kf/api';
-import { updateWithRetry, type ResourceClient, type WatchCache } from '@kf/kube';
+import { updateWithRetry, type CallOptions, type ResourceClient, type WatchCache } from '@kf/kube';
 import {
   converged,
   keysFrom,
@@ -61,17 +65,24 @@ export interface ClusterStatusDeps {
   readonly onDiscovery?: (d: Discovery) => void;
   /** Monotonic clock for the sync duration. */
   readonly monotonic: () => number;
-  /** Fired when the agent reconnected to the control plane: a sync runs at once. */
+  /** Fired when the agent reconnected to the control plane: a sync reading the Cluster fresh runs at once. */
   readonly reconnected?: KeyTrigger;
 }
 
 export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec {
   let memory: ReadyMemory | undefined;
+  let doubtCache = false;
+  deps.reconnected?.onChange(() => {
+    doubtCache = true;
+  });
   const own = (c: Cluster): string[] => (c.metadata.name === deps.clusterName ? [deps.clusterName] : []);
   return {
     name: 'cluster-status',
     // The periodic requeue drives this controller; a resync would only add extra probes.
     resyncPeriodMs: 0,
+    // A failed sync (the control plane unreachable) is retried within one period, not after a
+    // backoff that grew during the outage: Ready is reasserted within a period of the link's return.
+    ...(deps.periodMs > 0 ? { maxRetryDelayMs: deps.periodMs } : {}),
     // Status writes queue a sync only when they change Ready: then the stored verdict may no longer
     // be the agent's. Create, delete and spec changes always do.
     sources: [
@@ -80,7 +91,15 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
       ...(deps.reconnected === undefined ? [] : [deps.reconnected]),
     ],
     async reconcile(name, { log, now, signal }) {
-      const cluster = await currentCluster(deps, name, signal);
+      const call = callOptions(deps.periodMs, signal);
+      const doubted = doubtCache;
+      doubtCache = false;
+      const cluster = await currentCluster(deps, name, { fromServer: doubted, call }).catch(
+        (err: unknown) => {
+          doubtCache ||= doubted; // not read: the next sync reads fresh instead
+          throw err;
+        },
+      );
       if (cluster === undefined) {
         memory = undefined;
         return converged(); // deleted: nothing to report on
@@ -100,7 +119,7 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
         log,
         signal,
       );
-      const written = await writeStatus(deps, { cached: cluster, ...plan, now });
+      const written = await writeStatus(deps, { cached: cluster, ...plan, now, call });
       if (written !== undefined && ready !== undefined && stored?.status !== ready.status) {
         log.info({ ready: ready.status, reason: ready.reason }, 'Ready changed');
       }
@@ -112,17 +131,23 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
   };
 }
 
+/** One period as the deadline of each control-plane call (the client's default without a loop). */
+function callOptions(periodMs: number, signal: AbortSignal): CallOptions {
+  return periodMs > 0 ? { signal, timeoutMs: Math.max(1_000, periodMs) } : { signal };
+}
+
 /**
- * The Cluster from the cache while its watch is live, else from the API server: a failing watch
- * may hide a change of Ready (its events come once it reconnects, and queue a sync then).
+ * The Cluster from the cache while its watch is live and nothing casts doubt on it, else from the
+ * API server: a failing watch may hide a change of Ready (its events come once it reconnects, and
+ * queue a sync then).
  */
 async function currentCluster(
   deps: ClusterStatusDeps,
   name: string,
-  signal: AbortSignal,
+  how: { readonly fromServer: boolean; readonly call: CallOptions },
 ): Promise<Cluster | undefined> {
-  if (deps.clusters.isLive()) return deps.clusters.get(name);
-  return deps.clusterClient.find(name, { signal });
+  if (!how.fromServer && deps.clusters.isLive()) return deps.clusters.get(name);
+  return deps.clusterClient.find(name, how.call);
 }
 
 /** Queues the keys of a Cluster whose Ready status changed, whoever wrote it. */
@@ -204,13 +229,13 @@ async function collect(
  */
 async function writeStatus(
   deps: ClusterStatusDeps,
-  w: SyncPlan & { readonly cached: Cluster; readonly now: () => number },
+  w: SyncPlan & { readonly cached: Cluster; readonly now: () => number; readonly call: CallOptions },
 ): Promise<Cluster | undefined> {
-  const { cached, conditions, collected, now } = w;
+  const { cached, conditions, collected, now, call } = w;
   if (planClusterStatus(cached.status, conditions, collected, now()) === undefined) return undefined;
   let written: Cluster | undefined;
   await updateWithRetry<Cluster>({
-    read: () => deps.clusterClient.get(deps.clusterName),
+    read: () => deps.clusterClient.get(deps.clusterName, call),
     mutate: (current) => {
       const status: ClusterStatus | undefined = planClusterStatus(
         current.status,
@@ -221,7 +246,7 @@ async function writeStatus(
       return status === undefined ? undefined : { ...current, status };
     },
     write: async (next) => {
-      written = await deps.clusterClient.replaceStatus(next);
+      written = await deps.clusterClient.replaceStatus(next, call);
       return written;
     },
   });

@@ -48,12 +48,17 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
       let last: Lease | undefined;
       let failing = false;
       while (!signal.aborted) {
-        last = await renewOnce(deps, last, log, signal);
-        if (last === undefined) failing = !signal.aborted;
-        else if (failing) {
-          failing = false;
-          log.info('heartbeat lease renewed again after failures');
-          deps.onReconnected?.();
+        // After a failure the last Lease written stays the base: when no one else wrote it meanwhile
+        // (the usual case) the first renewal back is one request; a Conflict re-reads it.
+        const written = await renewOnce(deps, last, log, signal);
+        if (written === undefined) failing = !signal.aborted;
+        else {
+          last = written;
+          if (failing) {
+            failing = false;
+            log.info('heartbeat lease renewed again after failures');
+            deps.onReconnected?.();
+          }
         }
         // Upstream's jitter (0–4 %) keeps many agents from renewing in lockstep.
         const waitMs = deps.renewIntervalMs * (1 + 0.04 * deps.random());
@@ -67,14 +72,20 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
   };
 }
 
-/** One tick: returns the Lease written (the base for the next tick), or undefined after a failure. */
+/**
+ * One tick: returns the Lease written (the base for the next tick), or undefined after a failure.
+ * The whole tick ends within one renew interval: a renewal later than that is worth nothing, and a
+ * call hanging on a link that drops packets must not hold the heartbeat (and the failure it has
+ * to report) for the client's default timeout.
+ */
 async function renewOnce(
   deps: HeartbeatDeps,
   remembered: Lease | undefined,
   log: Logger,
-  signal: AbortSignal,
+  stop: AbortSignal,
 ): Promise<Lease | undefined> {
   const startedAt = deps.clock.monotonic();
+  const signal = AbortSignal.any([stop, AbortSignal.timeout(Math.max(1_000, deps.renewIntervalMs))]);
   let base = remembered;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     try {
@@ -82,8 +93,8 @@ async function renewOnce(
       deps.metrics.leaseRenewed((deps.clock.monotonic() - startedAt) / 1000);
       return written;
     } catch (err: unknown) {
-      if (signal.aborted) return undefined;
-      if (attempt > 1 && !isConflict(err) && !isNotFound(err) && !isAlreadyExists(err)) {
+      if (stop.aborted) return undefined;
+      if (signal.aborted || (attempt > 1 && !isStaleBase(err))) {
         deps.metrics.leaseRenewFailed();
         log.warn({ err: toKubeError(err), attempt }, 'heartbeat lease renewal failed; retrying next period');
         return undefined;
@@ -94,6 +105,11 @@ async function renewOnce(
   deps.metrics.leaseRenewFailed();
   log.warn({ attempts: MAX_ATTEMPTS }, 'heartbeat lease kept changing; retrying next period');
   return undefined;
+}
+
+/** The Lease changed, vanished or appeared since it was read: worth another attempt from a fresh read. */
+function isStaleBase(err: unknown): boolean {
+  return isConflict(err) || isNotFound(err) || isAlreadyExists(err);
 }
 
 async function fresh(deps: HeartbeatDeps, signal: AbortSignal): Promise<Lease | undefined> {
@@ -107,7 +123,5 @@ async function write(deps: HeartbeatDeps, base: Lease | undefined, signal: Abort
     leaseDurationSeconds: Math.floor(deps.leaseDurationMs / 1000),
     nowMs: deps.clock.now(),
   });
-  // The call's deadline is the renew interval: a renewal later than that is worth nothing.
-  const call = { signal, timeoutMs: Math.max(1_000, deps.renewIntervalMs) };
-  return base === undefined ? deps.leases.create(lease, call) : deps.leases.replace(lease, call);
+  return base === undefined ? deps.leases.create(lease, { signal }) : deps.leases.replace(lease, { signal });
 }

@@ -1,0 +1,89 @@
+import type { Cluster, ClusterStatus } from '@kf/api';
+import type { ResourceClient, WatchCache } from '@kf/kube';
+import { createLogger } from '@kf/runtime';
+import { describe, expect, it } from 'vitest';
+import type { AgentMetrics } from '../../metrics.ts';
+import { KeyTrigger } from '../key-trigger.ts';
+import { clusterStatusController } from './controller.ts';
+
+function member1(ready: 'True' | 'Unknown'): Cluster {
+  return {
+    metadata: { name: 'member1', resourceVersion: ready === 'True' ? '7' : '8' },
+    spec: { syncMode: 'Pull' },
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: ready,
+          reason: ready === 'True' ? 'ClusterReady' : 'ClusterStatusUnknown',
+          message: ready === 'True' ? 'cluster is healthy and ready to accept workloads' : 'silent',
+          lastTransitionTime: '2026-11-20T10:00:00Z',
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * A healthy member whose Cluster watch looks live but whose cache still says Ready=True, while
+ * the control plane has marked it Unknown: how often a sync reads the Cluster from the API server
+ * and which Ready it writes, with or without a reconnection of its heartbeat first.
+ */
+async function syncAfter(opts: {
+  readonly reconnected: boolean;
+}): Promise<{ readonly finds: number; readonly written: readonly string[] }> {
+  const written: string[] = [];
+  let finds = 0;
+  const reconnected = new KeyTrigger();
+  const controller = clusterStatusController({
+    clusterName: 'member1',
+    clusters: {
+      get: () => member1('True'),
+      isLive: () => true,
+      onEvent: () => () => undefined,
+    } as unknown as WatchCache<Cluster>,
+    clusterClient: {
+      find: () => {
+        finds++;
+        return Promise.resolve(member1('Unknown'));
+      },
+      get: () => Promise.resolve(member1('Unknown')),
+      replaceStatus: (c: Cluster) => {
+        const status: ClusterStatus = c.status ?? {};
+        written.push(status.conditions?.find((x) => x.type === 'Ready')?.status ?? 'none');
+        return Promise.resolve(c);
+      },
+    } as unknown as ResourceClient<Cluster>,
+    member: {
+      probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
+      version: () => Promise.resolve('v1.36.3'),
+      discover: () => Promise.resolve({ groupVersions: [], partial: false }),
+    },
+    thresholds: { successMs: 3_000, failureMs: 3_000 },
+    periodMs: 1_000,
+    metrics: {
+      observeCluster: () => undefined,
+      statusSyncSeconds: () => undefined,
+    } as unknown as AgentMetrics,
+    monotonic: () => 0,
+    reconnected,
+  });
+  for (const source of controller.sources) source.onChange(() => undefined);
+  if (opts.reconnected) reconnected.fire('member1');
+  await controller.reconcile('member1', {
+    log: createLogger({ component: 'test', level: 'silent' }),
+    now: () => Date.parse('2026-11-20T10:00:30Z'),
+    signal: new AbortController().signal,
+  });
+  return { finds, written };
+}
+
+describe('cluster-status controller, after its heartbeat reconnected', () => {
+  it('reads its Cluster from the API server once and writes Ready back over an Unknown its cache missed', async () => {
+    expect(await syncAfter({ reconnected: true })).toEqual({ finds: 1, written: ['True'] });
+  });
+
+  it('trusts a live cache otherwise (one read per period would load the control plane)', async () => {
+    expect((await syncAfter({ reconnected: false })).finds).toBe(0);
+  });
+});
