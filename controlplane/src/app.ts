@@ -22,12 +22,14 @@ import {
 } from '@kf/api';
 import {
   EventRecorder,
+  LEASE_RESOURCE,
   LeaderElector,
   ResourceClient,
   createWatchCacheMetrics,
   kubeconfigEnvPaths,
   loadKubeConfigs,
   makeLeaderGauge,
+  type Lease,
 } from '@kf/kube';
 import {
   ConfigError,
@@ -125,6 +127,7 @@ const BUILT_IN: readonly BuiltIn[] = [
         clusters: w.caches.clusters(),
         leases: w.caches.clusterLeases(),
         clusterClient: s.clusterClient,
+        leaseClient: new ResourceClient<Lease>(w.kubeConfig, LEASE_RESOURCE),
         events: w.events,
         grace: {
           monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,

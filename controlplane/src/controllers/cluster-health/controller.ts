@@ -4,7 +4,9 @@
  * status (the Ready condition) only. Requeued at the exact moment the grace period of a fresh
  * cluster runs out, and every `--cluster-monitor-period` as a safety net. Silence is counted from
  * this process's first sight of a cluster at the earliest, and anew after its Lease watch was down
- * (see first-seen.ts).
+ * (see first-seen.ts). Before it writes Unknown it reads the Lease from the API server: the cache
+ * may lag behind a renewal (a busy API server, a watch catching up after a reconnection), and an
+ * Unknown written over a heartbeat that has just resumed is a false alarm the agent must undo.
  */
 import {
   clusterConditionTypes,
@@ -31,6 +33,8 @@ export interface ClusterHealthDeps {
   /** Leases of namespace `karmada-cluster`. */
   readonly leases: WatchCache<Lease>;
   readonly clusterClient: ResourceClient<Cluster>;
+  /** Reads a Lease from the API server to confirm a silence the cache shows. */
+  readonly leaseClient: ResourceClient<Lease>;
   readonly events: EventRecorder;
   readonly grace: HeartbeatGrace;
   /** `--cluster-monitor-period`: the resync bounding how late a missed deadline is noticed. */
@@ -63,18 +67,22 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
       // Blind: the Lease watch is failing, so its renewals may be old news. Judge once it is back
       // (it then restarts every cluster's clock).
       if (!deps.leases.isLive()) return recheckIn(deps.monitorPeriodMs);
-      const ready = findCondition(cluster.status, clusterConditionTypes.ready);
-      const verdict = judgeHeartbeat(
-        {
-          syncMode: cluster.spec.syncMode,
-          createdAtMs: parseTime(cluster.metadata.creationTimestamp),
-          ready,
-          renewedAtMs: leaseRenewedAtMs(deps.leases.getIn(namespaces.cluster, name)),
-          firstSeenAtMs: firstSeen.at(name, now()),
-          nowMs: now(),
-        },
-        deps.grace,
-      );
+      const judge = (lease: Lease | undefined) =>
+        judgeHeartbeat(
+          {
+            syncMode: cluster.spec.syncMode,
+            createdAtMs: parseTime(cluster.metadata.creationTimestamp),
+            ready: findCondition(cluster.status, clusterConditionTypes.ready),
+            renewedAtMs: leaseRenewedAtMs(lease),
+            firstSeenAtMs: firstSeen.at(name, now()),
+            nowMs: now(),
+          },
+          deps.grace,
+        );
+      let verdict = judge(deps.leases.getIn(namespaces.cluster, name));
+      if (verdict.kind === 'expired' && verdict.patch !== undefined) {
+        verdict = judge(await deps.leaseClient.find(`${namespaces.cluster}/${name}`, { signal }));
+      }
       if (verdict.kind === 'fresh') return recheckIn(verdict.expiresInMs);
       if (verdict.kind === 'unmonitored' || verdict.patch === undefined) return converged();
       const status: ClusterStatus = {
