@@ -47,12 +47,10 @@ export async function placeOn(
 }
 
 /**
- * The target for Ready=True after a fault: one status period (1 s here) + 1 s. It is printed for
- * every cell; the tests assert the looser READY_BOUND_MS, since on a loaded two-core machine the
- * agent's probe and write alone can take a second (the figures are what measures the target).
+ * What the tests assert of Ready=True after a fault: well before anything could be tainted
+ * NoExecute (grace + hold). The 2 s target (READY_TARGET_MS) is a speed figure, printed for every
+ * cell and measured by the partition soak benchmark, not a timed assertion.
  */
-export const READY_TARGET_MS = 2_000;
-/** What the tests assert: well before anything could be tainted NoExecute (grace + hold). */
 export const READY_BOUND_MS = 5_000;
 
 /**

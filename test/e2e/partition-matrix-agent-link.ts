@@ -17,13 +17,14 @@ import {
   leftAfter,
   noExecuteAddedAfter,
   partitionAgentLink,
+  READY_TARGET_MS,
   startFailoverFederation,
   versionsSeen,
   type FailoverFederation,
   type LinkPartitionRun,
 } from '@kf/testing';
-import { READY_BOUND_MS, READY_TARGET_MS, cameBackCleanly, placeOn } from './partition-cells.ts';
-import { NAMESPACE } from './support.ts';
+import { READY_BOUND_MS, cameBackCleanly, placeOn } from './partition-cells.ts';
+import { NAMESPACE, agentMetric } from './support.ts';
 
 const SECONDS = [1, 5, 15, 30, 60] as const;
 const MODES = ['cut', 'blackhole'] as const;
@@ -41,7 +42,11 @@ const cells: readonly Cell[] = MODES.flatMap((mode, m) =>
 /** A cell's partition (settled once the copy was back, for a cell that failed over). */
 interface CellReport extends LinkPartitionRun {
   readonly initialUid: string;
+  /** Heartbeat renewals the agent counted as failed during the cell. */
+  readonly renewalsFailed: number;
 }
+
+const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
 
 let fed: FailoverFederation;
 const reports = new Map<string, Promise<CellReport>>();
@@ -68,7 +73,7 @@ async function printFigures(): Promise<void> {
     const r = await reports.get(cell.member)?.catch(() => undefined);
     if (r === undefined) continue;
     lines.push(
-      `${cell.mode.padEnd(9)} ${String(cell.seconds).padStart(2)} s: Lease renewed +${String(r.renewedAtMs - r.restoredAtMs)} ms, ` +
+      `${cell.mode.padEnd(9)} ${String(cell.seconds).padStart(2)} s: ${String(r.renewalsFailed)} renewals failed, Lease renewed +${String(r.renewedAtMs - r.restoredAtMs)} ms, ` +
         `Ready=True +${String(r.readyAtMs - r.restoredAtMs)} ms${r.readyAtMs - r.restoredAtMs > READY_TARGET_MS ? ' (over the 2 s target)' : ''}, ${everNoExecute(r.samples) ? 'failed over' : 'nothing moved'}`,
     );
   }
@@ -89,13 +94,15 @@ async function runCell(cell: Cell): Promise<CellReport> {
     member: cell.member,
     ...(spare === undefined ? {} : { spare }),
   });
+  const failedBefore = await agentMetric(fed, cell.member, RENEW_FAILURES);
   const run = await partitionAgentLink(
     fed,
     { member: cell.member, namespace: NAMESPACE, deployment },
     cell,
     longFault ? () => cameBackCleanly(fed, cell.member, deployment) : undefined,
   );
-  return { ...run, initialUid };
+  const renewalsFailed = (await agentMetric(fed, cell.member, RENEW_FAILURES)) - failedBefore;
+  return { ...run, initialUid, renewalsFailed };
 }
 
 /** The verdict of every cell, once runAgentLinkCells() settled. */
@@ -110,6 +117,9 @@ export function defineAgentLinkTests(): void {
       expect(leftAfter(r.samples, cell.member, placedAgainAtMs).map((s) => s.atMs)).toEqual([]);
       // Ready again well before a taint could land (the 2 s target is in the printed figures).
       expect(r.readyAtMs - r.restoredAtMs).toBeLessThanOrEqual(READY_BOUND_MS);
+      // The heartbeat noticed the fault tick by tick (each renewal ends within the 1 s interval; a
+      // failed one waits an interval), even when the link only swallowed its requests.
+      expect(r.renewalsFailed).toBeGreaterThanOrEqual(Math.floor(cell.seconds / 3));
       if (failsOver(fed.timing, cell.seconds)) {
         // It did fail over: tainted NoExecute and moved off during the fault.
         expect(everNoExecute(r.samples)).toBe(true);

@@ -190,6 +190,15 @@ export async function controlPlaneMetric(fed: FailoverFederation, name: string):
   return line === undefined ? undefined : Number(line.slice(name.length + 1));
 }
 
+/** The sum of every series of `name` on a member agent's /metrics (0 when absent). */
+export async function agentMetric(fed: FailoverFederation, member: string, name: string): Promise<number> {
+  const text = await (await fetch(`${fed.agentUrl(member)}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
 /**
  * Runs the agent's operator CLI (`condition set`, `condition clear`, `status`) against the control
  * plane as its admin, as an operator would; returns what it printed.

@@ -49,6 +49,7 @@ export {
   type Sample,
 } from './faults/partition-observer.ts';
 export {
+  READY_TARGET_MS,
   SHIPPED_TAINT_HOLD_SECONDS,
   failsOver,
   partitionAgentLink,

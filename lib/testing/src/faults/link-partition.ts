@@ -12,6 +12,12 @@ import { Observer, type ObservedWorkload, type Sample } from './partition-observ
 /** The shipped default ClusterTaintPolicy's hold time (deploy/controlplane/cluster-taint-policy.yaml). */
 export const SHIPPED_TAINT_HOLD_SECONDS = 15;
 
+/**
+ * The promise for Ready after a partition: True again within one status period (1 s in
+ * FAILOVER_AGENT_FLAGS) + 1 s of the link coming back.
+ */
+export const READY_TARGET_MS = 2_000;
+
 /** A partition this long fails over: longer than grace + hold, with a margin for the periods between. */
 export function failsOver(timing: FailoverTiming, seconds: number): boolean {
   return seconds > timing.monitorGraceSeconds + timing.taintHoldSeconds + 2;
