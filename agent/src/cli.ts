@@ -95,7 +95,7 @@ export interface AgentCommands {
   status(config: StatusConfig): Promise<void>;
 }
 
-/** Defaults of karmada-agent (shared/spec member-side §1.1). */
+/** Defaults: karmada-agent's, for every flag the two share. */
 export const DEFAULTS = {
   clusterNamespace: 'karmada-cluster',
   clusterStatusUpdateFrequencyMs: 10_000,

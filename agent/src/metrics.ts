@@ -3,9 +3,8 @@
  * `member_cluster` label (dashboards work unchanged); the rest use the project prefix.
  */
 import type { Registry } from 'prom-client';
-import type { Cluster } from '@kf/api';
+import { parseQuantity, type Cluster } from '@kf/api';
 import { DEFAULT_METRIC_PREFIX, makeCounter, makeGauge, makeHistogram } from '@kf/runtime';
-import { parseQuantity } from './controllers/cluster-status/quantity.ts';
 
 export const WORK_APPLY_RESULTS = ['success', 'error', 'refused'] as const;
 export type WorkApplyResult = (typeof WORK_APPLY_RESULTS)[number];

@@ -1,9 +1,9 @@
 /**
  * The control plane's command line: `run`, with karmada-controller-manager's flag names and
- * defaults (shared/spec/control-plane.md §2, §4, §6) plus our own switches (`--failover`, the fleet
- * guard and eviction burst). Every flag also reads an environment variable named after it
- * (`--cluster-monitor-period` → `KF_CLUSTER_MONITOR_PERIOD`); a flag beats the environment, which
- * beats the default.
+ * defaults for the cluster controller, the taint manager and graceful eviction, plus our own
+ * switches (`--failover`, the fleet guard and eviction burst). Every flag also reads an environment
+ * variable named after it (`--cluster-monitor-period` → `KF_CLUSTER_MONITOR_PERIOD`); a flag beats
+ * the environment, which beats the default.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { purgeModes } from '@kf/api';
@@ -184,7 +184,7 @@ export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions 
 }
 
 /**
- * `--failover` turns on what cluster failover needs (§0.2): the Failover gate, the taint manager
+ * `--failover` turns on what cluster failover needs: the Failover gate, the taint manager
  * and NoExecute eviction. It only changes defaults: an explicit upstream flag or gate still wins.
  */
 function resolveGates(

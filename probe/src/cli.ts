@@ -54,7 +54,7 @@ export interface ProbeConfig {
   readonly logLevel: LogLevel;
 }
 
-/** Defaults: Karmada's detector's where it has the setting (shared/spec member-side §6.1). */
+/** Defaults: those of Karmada's service-name-resolution detector wherever it has the same setting. */
 export const DEFAULTS = Object.freeze({
   periodMs: 5_000,
   failAfterMs: 30_000,

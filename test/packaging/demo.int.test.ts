@@ -1,6 +1,6 @@
 /**
  * The demo (`bash scripts/demo.sh`), start to finish: the federation with agents, DNS probes, the
- * control plane and Prometheus; seed 002's cluster failover and a DNS outage remedied by
+ * control plane and Prometheus; the cluster failover of `nginx` and a DNS outage remedied by
  * TrafficControl, as its timeline tells them; every Grafana dashboard query answered with data by
  * the real Prometheus that scraped the demo.
  */

@@ -1,8 +1,14 @@
 /** The operator commands: set or clear a Cluster condition, print a Cluster's state. */
-import { clusterKind, removeCondition, setCondition, type Cluster, type ClusterStatus } from '@kf/api';
+import {
+  clusterKind,
+  jsonEqual,
+  removeCondition,
+  setCondition,
+  type Cluster,
+  type ClusterStatus,
+} from '@kf/api';
 import { ResourceClient, loadKubeConfigs, updateWithRetry } from '@kf/kube';
 import type { ConditionClearConfig, ConditionSetConfig, KarmadaConnection, StatusConfig } from '../cli.ts';
-import { jsonEqual } from '../json-equal.ts';
 import { karmadaKubeConfigNeeded } from '../kubeconfig-path.ts';
 import { formatClusterStatus } from './status-table.ts';
 

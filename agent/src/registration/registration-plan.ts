@@ -1,13 +1,13 @@
 /** Whether and how the agent registers its member as a Cluster in the control plane. */
 import {
   clusterKind,
+  jsonEqual,
   namespaces,
   syncModes,
   type Cluster,
   type ClusterSpec,
   type LocalSecretReference,
 } from '@kf/api';
-import { jsonEqual } from '../json-equal.ts';
 import { without } from '../object-fields.ts';
 
 /** What the agent knows about its member and was told by flags. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isWorkload, strategyOf, toBindingView, toPlacementView, type StrategyView } from './binding-view.ts';
 import { binding, bindingObject } from './test-builders.ts';
 
-describe('strategyOf (§10.8.2)', () => {
+describe('strategyOf', () => {
   it.each<[string, ReplicaSchedulingStrategy | undefined, StrategyView]>([
     ['no replicaScheduling', undefined, { kind: 'Duplicated' }],
     ['Duplicated', { replicaSchedulingType: 'Duplicated' }, { kind: 'Duplicated' }],

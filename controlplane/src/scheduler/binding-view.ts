@@ -3,7 +3,7 @@
  * replica demand, the current placement result, eviction state and the placement rules with
  * upstream's admission defaults applied. Built once per scheduling pass.
  */
-import { parseTime } from '@kf/api';
+import { parseMilli, parseTime } from '@kf/api';
 import type {
   ApplicationFailoverBehavior,
   ClusterAffinity,
@@ -21,7 +21,6 @@ import type {
   Toleration,
 } from '@kf/api';
 import { apiKey } from './cluster-view.ts';
-import { parseMilli } from './quantity.ts';
 
 /**
  * How long an eviction keeps the binding away from the cluster when the binding does not say
@@ -29,7 +28,7 @@ import { parseMilli } from './quantity.ts';
  */
 export const DEFAULT_BLOCK_PREDECESSOR_SECONDS = 600;
 
-/** The replica assignment a placement asks for (§10.8.2 of the control-plane reference). */
+/** The replica assignment a placement asks for. */
 export type StrategyView =
   | { readonly kind: 'Duplicated' }
   /** `rules` undefined: no weight preference, every cluster weighs 1. */

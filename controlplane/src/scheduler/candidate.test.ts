@@ -4,7 +4,7 @@ import { compareCandidates, overflowOrderOf, UNMATCHED_OVERFLOW_ORDER } from './
 import type { AttemptTerm } from './framework.ts';
 import { candidate, cluster } from './test-builders.ts';
 
-describe('compareCandidates (§10.7 step 2)', () => {
+describe('compareCandidates', () => {
   it('orders by overflow tier, score, available replicas, then name', () => {
     const list = [
       candidate('z', { overflowOrder: 1, score: 100, allocatable: 99 }),

@@ -2,8 +2,16 @@
  * What the scheduler needs of a Cluster, read once per cluster version: identity, topology,
  * taints, served APIs and free capacity. Filters, scorers and the estimator see only this.
  */
-import type { APIEnablement, Cluster, ClusterSpec, ResourceList, ResourceSummary, Taint } from '@kf/api';
-import { parseMilli, wholeUnits } from './quantity.ts';
+import {
+  parseMilli,
+  wholeUnits,
+  type APIEnablement,
+  type Cluster,
+  type ClusterSpec,
+  type ResourceList,
+  type ResourceSummary,
+  type Taint,
+} from '@kf/api';
 
 /** Free capacity from `status.resourceSummary`. */
 export interface ClusterCapacity {

@@ -7,7 +7,7 @@ const summary = (allocatable: ResourceList, allocated: ResourceList = {}, alloca
   summary: { allocatable, allocated, allocating },
 });
 
-describe('estimateFromSummary (general estimator, §10.6)', () => {
+describe('estimateFromSummary (general estimator)', () => {
   it.each<[string, Parameters<typeof cluster>[1], ResourceList | undefined, number]>([
     ['no resource summary', { summary: null }, undefined, 0],
     ['free pod slots without requirements', summary({ pods: 110 }, { pods: 10 }, { pods: 5 }), undefined, 95],

@@ -2,9 +2,9 @@
  * How many more replicas of a binding a cluster can take, from the cluster's resource summary
  * (upstream's general estimator). Resource models and the gRPC estimator are not consulted.
  */
+import { wholeUnits } from '@kf/api';
 import type { BindingView } from './binding-view.ts';
 import type { ClusterView } from './cluster-view.ts';
-import { wholeUnits } from './quantity.ts';
 
 /** Upstream counts replicas in int32; "unlimited" is its maximum. */
 export const MAX_REPLICAS = 2_147_483_647;
@@ -33,7 +33,7 @@ export function estimateFromSummary(b: BindingView, c: ClusterView): number {
 }
 
 /**
- * `AllocatableReplicas` of §10.6: unlimited for bindings without replicas; otherwise the
+ * As upstream's `AllocatableReplicas`: unlimited for bindings without replicas; otherwise the
  * estimate capped to int32, where an "unlimited" answer falls back to the binding's replicas.
  */
 export function allocatableReplicas(b: BindingView, c: ClusterView): number {

@@ -6,7 +6,7 @@ describe('fnv1a32', () => {
     ['', 0x811c9dc5],
     ['a', 0xe40c292c],
     ['foobar', 0xbf9cf968],
-  ])('hashes %j like the reference vectors', (text, hash) => {
+  ])('hashes %j like the FNV-1a test vectors', (text, hash) => {
     expect(fnv1a32(text)).toBe(hash);
   });
 });

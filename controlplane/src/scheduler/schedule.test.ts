@@ -18,7 +18,7 @@ const cordon: Taint = { key: 'cluster.karmada.io/unschedulable', effect: 'NoSche
 const room = (r: Readonly<Record<string, number>>): ClusterView[] =>
   Object.entries(r).map(([name, pods]) => cluster(name, { pods }));
 
-describe('scheduleBinding: outcomes and the Scheduled condition (§10.9)', () => {
+describe('scheduleBinding: outcomes and the Scheduled condition', () => {
   it('reports success with the placement to write', () => {
     const r = scheduleBinding(binding({ replicas: 2 }), room({ a: 5 }), 0);
     expect(r).toEqual({
@@ -156,7 +156,7 @@ describe('scheduleBinding: outcomes and the Scheduled condition (§10.9)', () =>
   });
 });
 
-describe('scheduleBinding: ordered clusterAffinities (§10.3)', () => {
+describe('scheduleBinding: ordered clusterAffinities', () => {
   const placement: Placement = {
     clusterAffinities: [
       { affinityName: 'primary', clusterNames: ['p1', 'p2'] },

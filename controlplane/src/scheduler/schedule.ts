@@ -1,5 +1,5 @@
 /**
- * One scheduling pass for one binding (§10.3–§10.9), as a pure function: filter and score the
+ * One scheduling pass for one binding, as a pure function: filter and score the
  * clusters, estimate capacity, select under spread constraints, assign replicas, fall back
  * through `clusterAffinities` terms, and state the resulting `spec.clusters` and `Scheduled`
  * condition. Whether a binding needs a pass, and every API write, is left to the caller.

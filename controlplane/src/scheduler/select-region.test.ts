@@ -124,7 +124,7 @@ describe('chooseRegions', () => {
   });
 });
 
-describe('selectByRegion (§10.7)', () => {
+describe('selectByRegion', () => {
   const cs = [
     c('e1', 'east', 10, 100),
     c('e2', 'east', 8),

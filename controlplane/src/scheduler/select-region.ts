@@ -1,5 +1,5 @@
 /**
- * Region spread (§10.7): choose a set of regions that satisfies the region constraint and holds
+ * Region spread: choose a set of regions that satisfies the region constraint and holds
  * enough clusters for the cluster constraint, then one best cluster per region plus the best
  * of the rest up to the cluster constraint's maximum.
  */

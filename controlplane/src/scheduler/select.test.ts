@@ -29,7 +29,7 @@ const names = (out: ReturnType<typeof selectClusters>) =>
 const ranked = (avail: Readonly<Record<string, number>>): Candidate[] =>
   Object.entries(avail).map(([name, a]) => candidate(name, { allocatable: a }));
 
-describe('selectClusters (§10.7)', () => {
+describe('selectClusters', () => {
   const abc = ranked({ a: 5, b: 4, c: 3 });
   it.each<[string, SelectionPolicy, string[] | string]>([
     ['no spread constraints: all, in order', policy(), ['a', 'b', 'c']],
@@ -86,7 +86,7 @@ describe('selectByCluster', () => {
     ['maxGroups 0 selects nothing', { a: 1, b: 1 }, spread('cluster', 1, 0), -1, []],
     ['the first ones hold the replicas', { a: 50, b: 40, c: 60 }, spread('cluster', 1, 2), 80, ['a', 'b']],
     [
-      'swaps the weakest for a roomier one (reference example)',
+      'swaps the weakest for a roomier one',
       { m1: 40, m2: 30, m3: 60 },
       spread('cluster', 2, 2),
       80,

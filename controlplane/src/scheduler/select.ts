@@ -1,5 +1,5 @@
 /**
- * Cluster selection under spread constraints (§10.7): which of the ranked feasible clusters the
+ * Cluster selection under spread constraints: which of the ranked feasible clusters the
  * replicas may go to. Without constraints, or with static weights, every feasible cluster.
  */
 import type { SpreadView } from './binding-view.ts';

@@ -1,12 +1,6 @@
 import type { Placement, ResourceBinding } from '@kf/api';
 import { describe, expect, it } from 'vitest';
-import {
-  areReplicasChanged,
-  decideScheduling,
-  isPlacementChanged,
-  isSameJson,
-  type ScheduleTrigger,
-} from './trigger.ts';
+import { areReplicasChanged, decideScheduling, isPlacementChanged, type ScheduleTrigger } from './trigger.ts';
 import { bindingObject, dynamicWeight, duplicated, type BindingOptions } from './test-builders.ts';
 
 const divided: Placement = { replicaScheduling: dynamicWeight };
@@ -33,7 +27,7 @@ function settled(
   };
 }
 
-describe('decideScheduling (§10.2)', () => {
+describe('decideScheduling', () => {
   const none = new Set<string>();
   it.each<[string, ResourceBinding, ReadonlySet<string>, ScheduleTrigger]>([
     [
@@ -212,20 +206,5 @@ describe('areReplicasChanged', () => {
   ])('%s → %s', (_name, o, changed) => {
     const b = bindingObject(o);
     expect(areReplicasChanged(b.spec, b.spec.placement?.replicaScheduling)).toBe(changed);
-  });
-});
-
-describe('isSameJson', () => {
-  it.each<[unknown, unknown, boolean]>([
-    [{ a: 1 }, { a: 1 }, true],
-    [{ a: 1 }, { a: 2 }, false],
-    [{ a: [] }, {}, true],
-    [{ a: null }, {}, true],
-    [{ a: {} }, { a: undefined }, true],
-    [[1, 2], [2, 1], false],
-    [{ a: [{ b: 'x' }] }, { a: [{ b: 'x', c: [] }] }, true],
-    ['1', 1, false],
-  ])('%j vs %j → %s', (a, b, same) => {
-    expect(isSameJson(a, b)).toBe(same);
   });
 });

@@ -1,10 +1,10 @@
 /**
- * Whether a binding needs a scheduling pass (§10.2), in upstream's order: placement changed since
+ * Whether a binding needs a scheduling pass, in upstream's order: placement changed since
  * it was last applied, replicas no longer add up, a reschedule was asked for, the binding is one
  * that is always rescheduled, or it sits on a cluster being deleted. Otherwise only the observed
  * generation may need catching up.
  */
-import { annotations, parseTime } from '@kf/api';
+import { annotations, isSameJson, parseTime } from '@kf/api';
 import type { Placement, ReplicaSchedulingStrategy, ResourceBinding, ResourceBindingSpec } from '@kf/api';
 
 /** Why a pass runs; upstream labels its scheduling metrics with these. */
@@ -109,31 +109,4 @@ function isAlwaysScheduled(spec: ResourceBindingSpec, s: ReplicaSchedulingStrate
     spec.replicaRequirements === undefined &&
     (spec.components ?? []).length === 0;
   return noReplicas || s === undefined || s.replicaSchedulingType === 'Duplicated';
-}
-
-/**
- * Equality of JSON values where an absent field, `undefined`, `null` and an empty list or object
- * are the same (they serialise alike under Go's `omitempty`); lists compare in order.
- */
-export function isSameJson(a: unknown, b: unknown): boolean {
-  if (isEmpty(a) && isEmpty(b)) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => isSameJson(x, b[i]));
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].every((k) => isSameJson(a[k], b[k]));
-  }
-  return a === b;
-}
-
-function isEmpty(v: unknown): boolean {
-  if (v === undefined || v === null) return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return isRecord(v) && Object.keys(v).length === 0;
-}
-
-function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,7 +1,7 @@
 /**
- * Every worked example of the control-plane reference (§10.8.8 and the failover, Duplicated and
- * StaticWeight walk-throughs after it) and of the seed documents 001 and 002, run end to end
- * through scheduleBinding: clusters as API objects, capacity as free pod slots.
+ * Worked examples of replica assignment and failover (static and dynamic weights, Aggregated,
+ * Duplicated, scaling, an eviction and the reschedule after it, and the demo's `nginx`), run end to
+ * end through scheduleBinding: clusters as API objects, capacity as free pod slots.
  */
 import type { Taint } from '@kf/api';
 import { describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ function placed(o: BindingOptions, clusters: readonly ClusterView[]): Record<str
   return replicasOf(r.clusters);
 }
 
-describe('§10.8.8 worked examples', () => {
+describe('worked examples', () => {
   it.each<[string, BindingOptions, Record<string, number>, Record<string, number>]>([
     [
       'Static 1:2',
@@ -145,7 +145,7 @@ describe('§10.8.8 worked examples', () => {
   });
 });
 
-describe('§10.8.8 failover example (Divided, DynamicWeight, 10 replicas)', () => {
+describe('failover example (Divided, DynamicWeight, 10 replicas)', () => {
   const placement = { replicaScheduling: dynamicWeight };
 
   it.each([
@@ -183,7 +183,7 @@ describe('§10.8.8 failover example (Divided, DynamicWeight, 10 replicas)', () =
   });
 });
 
-describe('§10.8.8 Duplicated example', () => {
+describe('Duplicated example', () => {
   const placement = { clusterAffinity: { clusterNames: ['A', 'B', 'C'] }, replicaScheduling: duplicated };
 
   it('places all replicas on every matching cluster', () => {
@@ -201,7 +201,7 @@ describe('§10.8.8 Duplicated example', () => {
   });
 });
 
-describe('§10.8.8 StaticWeight example', () => {
+describe('StaticWeight example', () => {
   const placement = { replicaScheduling: staticWeights({ A: 1, B: 2 }) };
 
   it('divides 9 replicas 1:2', () => {
@@ -215,7 +215,7 @@ describe('§10.8.8 StaticWeight example', () => {
   });
 });
 
-describe('seed 001 (Failover Overview)', () => {
+describe('failover over member1 to member5', () => {
   describe('Duplicated with a cluster spread constraint of exactly 2', () => {
     const placement = {
       clusterAffinity: { clusterNames: ['member1', 'member2', 'member3', 'member5'] },
@@ -273,7 +273,7 @@ describe('seed 001 (Failover Overview)', () => {
   });
 });
 
-describe('seed 002 (Karmada Failover in depth)', () => {
+describe("the demo's nginx: divided member1:1, member2:2 of three members", () => {
   const placement = {
     clusterAffinity: { clusterNames: ['member1', 'member2'] },
     replicaScheduling: staticWeights({ member1: 1, member2: 2 }),

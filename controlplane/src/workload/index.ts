@@ -59,7 +59,7 @@ export interface WorkloadDeps {
   /** `--scheduler-name`. */
   readonly schedulerName: string;
   readonly schedulerOptions?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
-  /** Gate StatefulFailoverInjection: preserved state is captured and injected (§9). */
+  /** Gate StatefulFailoverInjection: preserved state is captured and injected. */
   readonly statefulFailoverInjection?: boolean;
 }
 

@@ -54,7 +54,7 @@ const byType = new Map(
 /** Resolves the built-in kinds of {@link BUILT_IN}. */
 export const builtInKinds: KindResolver = (apiVersion, kind) => byType.get(typeKey(apiVersion, kind));
 
-/** Groups whose objects are never templates (§12.1): Karmada's own API and cluster plumbing. */
+/** Groups whose objects are never templates: Karmada's own API and cluster plumbing. */
 const SKIPPED_GROUPS: ReadonlySet<string> = new Set([
   'cluster.karmada.io',
   'policy.karmada.io',

@@ -12,7 +12,7 @@ describe('bindingNameFor', () => {
 });
 
 describe('workNameFor', () => {
-  it('matches the worked example of the reference', () => {
+  it('names Deployment default/nginx as upstream does', () => {
     expect(workNameFor('Deployment', 'nginx', 'default')).toBe('nginx-687f7fb96f');
   });
 

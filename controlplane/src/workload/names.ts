@@ -13,7 +13,7 @@ export function bindingNameFor(kind: string, name: string): string {
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 /**
- * The Work name of a template (§13.3): the lowercased name plus an encoded FNV-1a-32 hash of
+ * The Work name of a template: the lowercased name plus an encoded FNV-1a-32 hash of
  * `[namespace-]name-kind`, e.g. Deployment `default/nginx` → `nginx-687f7fb96f`.
  */
 export function workNameFor(kind: string, name: string, namespace: string | undefined): string {

@@ -14,3 +14,6 @@ export * from './taints.ts';
 export * from './execution-namespace.ts';
 export * from './agent-access.ts';
 export * from './time.ts';
+export * from './json-equal.ts';
+export * from './quantity.ts';
+export * from './label-selector.ts';

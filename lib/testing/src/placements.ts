@@ -3,7 +3,7 @@ import type { Placement } from '@kf/api';
 
 /**
  * Divided by static weights over exactly the named clusters, e.g. `{ member1: 1, member2: 2 }`
- * (seed 002's placement): replicas split by the weights, no other cluster considered.
+ * (the demo's placement): replicas split by the weights, no other cluster considered.
  */
 export function dividedByStaticWeights(weights: Readonly<Record<string, number>>): Placement {
   const clusters = Object.keys(weights);

@@ -2,8 +2,15 @@
  * Node and resource summaries of a member cluster (Cluster.status.nodeSummary / resourceSummary)
  * from plain views of its nodes and pods, with upstream karmada-agent's arithmetic.
  */
-import type { NodeSummary, ResourceList, ResourceModel, ResourceSummary } from '@kf/api';
-import { formatQuantity, parseQuantity, type QuantityFormat } from './quantity.ts';
+import {
+  formatQuantity,
+  parseQuantity,
+  type NodeSummary,
+  type QuantityFormat,
+  type ResourceList,
+  type ResourceModel,
+  type ResourceSummary,
+} from '@kf/api';
 
 /** What the summary needs of a Node. */
 export interface NodeView {

@@ -1,6 +1,11 @@
 /** The next Cluster.status the agent wants, or nothing when the stored one is already right. */
-import { setCondition, type APIEnablement, type ClusterStatus, type ConditionUpdate } from '@kf/api';
-import { jsonEqual } from '../../json-equal.ts';
+import {
+  jsonEqual,
+  setCondition,
+  type APIEnablement,
+  type ClusterStatus,
+  type ConditionUpdate,
+} from '@kf/api';
 import { without } from '../../object-fields.ts';
 import type { ClusterSummary } from './resource-summary.ts';
 

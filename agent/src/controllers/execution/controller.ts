@@ -12,6 +12,7 @@
  */
 import {
   finalizers,
+  jsonEqual,
   setCondition,
   workConditionMessages,
   workConditionReasons,
@@ -30,7 +31,6 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
-import { jsonEqual } from '../../json-equal.ts';
 import type { MemberObjects } from '../../member/member-objects.ts';
 import type { Mapping, MemberRestMapper } from '../../member/rest-mapper.ts';
 import type { AgentMetrics } from '../../metrics.ts';

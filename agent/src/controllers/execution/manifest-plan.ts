@@ -6,10 +6,10 @@ import {
   annotations,
   conflictResolutionAnnotationValues,
   executionNamespacePrefix,
+  jsonEqual,
   labels,
   type Manifest,
 } from '@kf/api';
-import { jsonEqual } from '../../json-equal.ts';
 
 /** A member object as this agent reads it: any kind, plain JSON. */
 export interface MemberObject {

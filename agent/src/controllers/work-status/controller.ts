@@ -5,10 +5,9 @@
  * reads member objects from the caches the execution controller also uses; writes Work status
  * only, and only when the entries changed.
  */
-import { isConditionTrue, workConditionTypes, type Work } from '@kf/api';
+import { isConditionTrue, jsonEqual, workConditionTypes, type Work } from '@kf/api';
 import { keyOf, updateWithRetry } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
-import { jsonEqual } from '../../json-equal.ts';
 import { resolveManifest, type WorkDeps } from '../execution/controller.ts';
 import { owningWorkKey, type MemberObject } from '../execution/manifest-plan.ts';
 import { planManifestStatuses } from './manifest-statuses.ts';

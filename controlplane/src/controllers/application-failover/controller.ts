@@ -1,7 +1,7 @@
 /**
  * application-failover: moves a workload away from a cluster where it has been unhealthy for
  * `spec.failover.application.decisionConditions.tolerationSeconds` after having been healthy
- * there (§7; decisions in {@link planApplicationFailover}). Writes, in one merge patch guarded by
+ * there (decisions in {@link planApplicationFailover}). Writes, in one merge patch guarded by
  * resourceVersion, the binding's `spec.clusters` (cluster removed), `spec.gracefulEvictionTasks`
  * (task appended) and `spec.evictionHistory` (entry for the scheduler's EvictionHistory filter).
  * Watches ResourceBindings and ClusterResourceBindings, status updates included (health lives in

@@ -1,5 +1,5 @@
 /**
- * Application failover for one binding (§7): which clusters to move the workload away from now,
+ * Application failover for one binding: which clusters to move the workload away from now,
  * and the binding spec that does it — the cluster out of `spec.clusters`, a graceful eviction
  * task with the policy's purge mode, and an eviction history entry that keeps the scheduler off
  * the cluster for `blockPredecessorSeconds`.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatTime, type Taint, type Toleration } from '@kf/api';
 import { judgeEviction, type EvictionInput, type EvictionVerdict } from './eviction.ts';
 
-// §4.6 of the reference: m1 tainted not-ready:NoExecute at 10:00:00.
+// Cluster m1 tainted not-ready:NoExecute at 10:00:00; unless a case says otherwise, judged 1 s later.
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const s = (seconds: number): number => T0 + seconds * 1000;
 const taint = (key: string, addedSeconds?: number): Taint => ({

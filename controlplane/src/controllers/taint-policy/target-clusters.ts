@@ -3,8 +3,8 @@
  * The matching is the scheduler's cluster-affinity rule, so a policy and a placement that name the
  * same affinity always select the same clusters.
  */
-import type { Cluster, ClusterAffinity, LabelSelector } from '@kf/api';
-import { matchesAffinity, matchesLabelSelector } from '../../scheduler/affinity.ts';
+import { matchesLabelSelector, type Cluster, type ClusterAffinity, type LabelSelector } from '@kf/api';
+import { matchesAffinity } from '../../scheduler/affinity.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 
 /** True when `cluster` matches `affinity`; an unset affinity matches every cluster. */

@@ -12,7 +12,7 @@ function assign(o: BindingOptions, options: AssignOptions = plain, cs = selected
   return assignReplicas(b, (b.placement ?? { strategy: { kind: 'Duplicated' } }).strategy, cs, options);
 }
 
-describe('assignReplicas (§10.8.1)', () => {
+describe('assignReplicas', () => {
   it('refuses an empty selection', () => {
     expect(assign({ replicas: 3 }, plain, [])).toEqual({
       ok: false,

@@ -1,5 +1,5 @@
 /**
- * Replica assignment (§10.8): turns the selected clusters into `spec.clusters` with the
+ * Replica assignment: turns the selected clusters into `spec.clusters` with the
  * placement's strategy.
  */
 import type { TargetCluster } from '@kf/api';

@@ -35,7 +35,7 @@ const ok = (out: ReturnType<typeof run>) => {
   return replicasOf(out.value);
 };
 
-describe('assignDynamic: worked examples (§10.8.8)', () => {
+describe('assignDynamic: worked examples', () => {
   it.each<[string, () => ReturnType<typeof run>, Record<string, number>]>([
     ['DynamicWeight first schedule 18/12/6', () => run(12, { A: 18, B: 12, C: 6 }), { A: 6, B: 4, C: 2 }],
     ['DynamicWeight first schedule 20/12/6', () => run(12, { A: 20, B: 12, C: 6 }), { A: 6, B: 4, C: 2 }],

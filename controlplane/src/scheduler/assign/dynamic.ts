@@ -1,5 +1,5 @@
 /**
- * Dynamic division (§10.8.5): DynamicWeight spreads replicas in proportion to what clusters can
+ * Dynamic division: DynamicWeight spreads replicas in proportion to what clusters can
  * take; Aggregated packs them into as few clusters as possible. Both keep the replicas that are
  * already placed and only divide the difference (Steady), unless a reschedule was asked for
  * (Fresh).

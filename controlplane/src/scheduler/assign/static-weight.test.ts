@@ -19,7 +19,7 @@ describe('weightOf', () => {
   });
 });
 
-describe('assignStaticWeight (§10.8.4)', () => {
+describe('assignStaticWeight', () => {
   const abc = [candidate('c'), candidate('a'), candidate('b')];
   it.each<[string, number, readonly StaticClusterWeight[] | undefined, Record<string, number>]>([
     ['no weight preference: equal weights', 10, undefined, { a: 4, b: 3, c: 3 }],

@@ -1,5 +1,5 @@
 /**
- * Static weights (§10.8.4): each cluster weighs the largest weight among the rules whose
+ * Static weights: each cluster weighs the largest weight among the rules whose
  * `targetCluster` selects it; clusters no rule selects get nothing, unless no rule selects any
  * cluster, when all weigh 1. Recomputed from scratch on every schedule.
  */

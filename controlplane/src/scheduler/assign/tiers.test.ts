@@ -27,7 +27,7 @@ const tiers: Candidate[] = [
   candidate('burst2', { overflowOrder: 2, allocatable: 10 }),
 ];
 
-describe('assignByTiers (§10.8.6)', () => {
+describe('assignByTiers', () => {
   it('fills the term own clusters first, then overflow tiers in order', () => {
     const calls: [number, string[]][] = [];
     const out = assignByTiers(8, tiers, filler(calls));

@@ -1,5 +1,5 @@
 /**
- * Overflow tiers (§10.8.6): the term's own clusters are filled first, up to what they can hold,
+ * Overflow tiers: the term's own clusters are filled first, up to what they can hold,
  * then the first overflow affinity's clusters, and so on.
  */
 import type { TargetCluster } from '@kf/api';

@@ -30,7 +30,7 @@ function naive(seats: number, parties: readonly Party[], order: NameOrder): Reco
   return Object.fromEntries(s);
 }
 
-describe('apportion: worked examples (§10.8.8)', () => {
+describe('apportion: worked examples', () => {
   it.each<[string, number, Record<string, number>, NameOrder, Record<string, number>]>([
     ['static 1:2', 9, { A: 1, B: 2 }, 'ascending', { A: 3, B: 6 }],
     ['static 1:3', 9, { A: 1, B: 3 }, 'ascending', { A: 2, B: 7 }],

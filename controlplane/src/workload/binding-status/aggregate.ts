@@ -1,5 +1,5 @@
 /**
- * A binding's `status.aggregatedStatus` and `FullyApplied` condition from its Works (§14.2):
+ * A binding's `status.aggregatedStatus` and `FullyApplied` condition from its Works:
  * one item per Work not being deleted, sorted by cluster, taken from the Work's `Applied`
  * condition and the manifest status of the template as the agent reflected it.
  */
@@ -39,7 +39,11 @@ export function isStatusOf(s: ManifestStatus, r: ObjectReference): boolean {
   );
 }
 
-/** One item per Work (see the table in §14.2). */
+/**
+ * One item per Work: not applied (with the condition's message, if any) while `Applied` is missing
+ * or not True; once applied, the reflected status and health of the template's manifest, or only
+ * health Unknown while the agent has reflected none.
+ */
 export function itemOf(w: Work, cluster: string, r: ObjectReference): AggregatedStatusItem {
   const applied = findCondition(w.status, 'Applied');
   if (applied === undefined) return { clusterName: cluster, applied: false, health: resourceHealths.unknown };

@@ -1,5 +1,5 @@
 /**
- * binding-status: reports where a binding's Works stand (§14). Rebuilds
+ * binding-status: reports where a binding's Works stand. Rebuilds
  * `status.aggregatedStatus` and the `FullyApplied` condition from the Works' status as the
  * agent writes it, then folds the clusters' status back into the template (Deployments:
  * replica counts summed, observedGeneration).
@@ -7,10 +7,9 @@
  * template's status subresource, each only when it changed; events AggregateStatusSucceed /
  * AggregateStatusFailed on a change of FullyApplied.
  */
-import { findCondition, setCondition, type ResourceBinding, type Work } from '@kf/api';
+import { findCondition, isSameJson, setCondition, type ResourceBinding, type Work } from '@kf/api';
 import { isNotFound, joinKey, updateWithRetry, type EventRecorder, type WatchCache } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type ReconcileContext } from '@kf/runtime';
-import { isSameJson } from '../../scheduler/trigger.ts';
 import {
   allBindings,
   bindingClient,

@@ -1,5 +1,5 @@
 /**
- * A Deployment template's status from its clusters (§14.3): replica counts summed over the
+ * A Deployment template's status from its clusters: replica counts summed over the
  * clusters that reported a status; `observedGeneration` moves to the template's generation only
  * once every cluster has observed its own object's generation and that object was made from the
  * current template generation. Clusters still draining during a graceful eviction count too.

@@ -1,5 +1,5 @@
 /**
- * binding: keeps one Work per target cluster for every binding (§13). Deletes orphan Works
+ * binding: keeps one Work per target cluster for every binding. Deletes orphan Works
  * (clusters left without a non-Directly eviction task), holds the new placement back while a
  * `Directly` purge still has a Work, and creates or updates the Work of each target cluster.
  * A deleting binding has its Works deleted, then its finalizer removed.
@@ -11,7 +11,7 @@
  * With gate StatefulFailoverInjection: before any Work of an evicted cluster is deleted, eviction
  * tasks left without preserved state (the taint manager's) get it from that cluster's aggregated
  * status (one write to `spec.gracefulEvictionTasks`), and the state of the last `Directly` task
- * is injected as labels into the workload of a single target cluster (§9).
+ * is injected as labels into the workload of a single target cluster.
  */
 import { finalizers, type ResourceBinding, type Work } from '@kf/api';
 import {

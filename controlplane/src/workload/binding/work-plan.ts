@@ -1,5 +1,5 @@
 /**
- * From a binding to its Works (§13.2): which Works are orphans, whether a `Directly` purge still
+ * From a binding to its Works: which Works are orphans, whether a `Directly` purge still
  * blocks the new placement, and the Work each target cluster should have: the template with
  * that cluster's replica count, labelled and annotated so that Works, bindings and member
  * objects can be traced to one another.
@@ -10,13 +10,13 @@ import {
   conflictResolutionAnnotationValues,
   executionNamespaceFor,
   finalizers,
+  isSameJson,
   labels,
   type Manifest,
   type ResourceBinding,
   type TargetCluster,
   type Work,
 } from '@kf/api';
-import { isSameJson } from '../../scheduler/trigger.ts';
 import { bindingIdLabel, isClusterBindingKey } from '../bindings.ts';
 import { workNameFor } from '../names.ts';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
@@ -188,7 +188,7 @@ export function desiredWork(key: string, b: ResourceBinding, t: ResourceTemplate
   };
 }
 
-/** The Work with `extra` merged into its workload's labels (stateful failover injection, §9.2). */
+/** The Work with `extra` merged into its workload's labels (stateful failover injection). */
 export function withWorkloadLabels(w: Work, extra: Readonly<Record<string, string>> | undefined): Work {
   const [manifest, ...rest] = w.spec.workload?.manifests ?? [];
   if (extra === undefined || manifest === undefined) return w;

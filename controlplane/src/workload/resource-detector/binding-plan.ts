@@ -1,5 +1,5 @@
 /**
- * The binding a template and its policy call for (§12.3), and what to write to get there: create
+ * The binding a template and its policy call for, and what to write to get there: create
  * it, rewrite the fields the detector owns, or nothing. The detector never touches
  * `spec.clusters`, `gracefulEvictionTasks`, `requiredBy` or `rescheduleTriggeredAt`: those belong to
  * the scheduler and the evictors.
@@ -8,13 +8,13 @@ import {
   annotations,
   defaultSchedulerName,
   finalizers,
+  isSameJson,
   labels,
   type ObjectMeta,
   type OwnerReference,
   type ResourceBinding,
   type ResourceBindingSpec,
 } from '@kf/api';
-import { isSameJson } from '../../scheduler/trigger.ts';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
 import { bindingNameFor } from '../names.ts';
 import type { ResourceTemplate } from '../template.ts';

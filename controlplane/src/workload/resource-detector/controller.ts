@@ -1,6 +1,6 @@
 /**
  * resource-detector: turns resource templates selected by a PropagationPolicy or
- * ClusterPropagationPolicy into ResourceBindings / ClusterResourceBindings (§12).
+ * ClusterPropagationPolicy into ResourceBindings / ClusterResourceBindings.
  * Keyed by the binding the template maps to (`<ns>/<name>-<kind>`), so that one key covers the
  * template, its binding, and the template's disappearance.
  * Watches templates (every watched type, built-in or custom; status-only changes ignored), both
@@ -9,7 +9,7 @@
  * Writes the claim onto the template, and creates, updates or deletes the binding. A binding of
  * another template with the same name (deleted and re-created) is retried until GC removed it.
  */
-import { labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import { isSameJson, labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import {
   isAlreadyExists,
   isNotFound,
@@ -19,7 +19,6 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
-import { isSameJson } from '../../scheduler/trigger.ts';
 import { allBindings, bindingClient, getBinding, type BindingStore } from '../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';

@@ -1,12 +1,17 @@
 /**
- * Which propagation policy governs a resource template (§12.2): the policy that already claimed
+ * Which propagation policy governs a resource template: the policy that already claimed
  * it while it still matches, otherwise the best matching PropagationPolicy of the template's
  * namespace, otherwise the best ClusterPropagationPolicy. "Best" is the highest explicit
  * `priority`, then the highest implicit priority (name 3 > label selector 2 > match-all 1), then
  * the smaller policy name.
  */
-import { annotations, labels, type PropagationPolicy, type ResourceSelector } from '@kf/api';
-import { matchesLabelSelector } from '../../scheduler/affinity.ts';
+import {
+  annotations,
+  labels,
+  matchesLabelSelector,
+  type PropagationPolicy,
+  type ResourceSelector,
+} from '@kf/api';
 import { compareNames } from '../../scheduler/name-order.ts';
 import type { ResourceTemplate } from '../template.ts';
 
@@ -113,7 +118,7 @@ export interface PolicyIndex {
   readonly clusterPropagationPolicies: () => readonly PropagationPolicy[];
 }
 
-/** Decides which policy governs `t` (steps 1–4 of §12.2). */
+/** Decides which policy governs `t`, as the module comment says. */
 export function choosePolicy(t: ResourceTemplate, index: PolicyIndex): PolicyChoice {
   const claim = claimOf(t);
   if (claim !== undefined) {

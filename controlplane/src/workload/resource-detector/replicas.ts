@@ -3,8 +3,14 @@
  * interpreter reads them (`GetReplicas`): Deployment, StatefulSet and ReplicaSet from
  * `spec.replicas` and the pod template; every other kind has no replicas.
  */
-import type { NodeClaim, NodeSelector, ReplicaRequirements, ResourceList, Toleration } from '@kf/api';
-import { parseMilli } from '../../scheduler/quantity.ts';
+import {
+  parseMilli,
+  type NodeClaim,
+  type NodeSelector,
+  type ReplicaRequirements,
+  type ResourceList,
+  type Toleration,
+} from '@kf/api';
 import { recordOf, type ResourceTemplate } from '../template.ts';
 
 export interface TemplateReplicas {

@@ -1,5 +1,5 @@
 /**
- * scheduler: places bindings on clusters (§10). Decides with the pure core (`decideScheduling`,
+ * scheduler: places bindings on clusters. Decides with the pure core (`decideScheduling`,
  * `scheduleBinding`) and writes the result: `spec.clusters` + applied-placement annotation, then
  * the `Scheduled` condition, `schedulerObservedGeneration` and `lastScheduledTime`, with a
  * ScheduleBindingSucceed / ScheduleBindingFailed Event on the binding and its template.

@@ -1,13 +1,12 @@
 /**
- * Which bindings the scheduler takes (§10.1) and which Cluster changes bring them back: a
+ * Which bindings the scheduler takes and which Cluster changes bring them back: a
  * binding for this scheduler, not suspended, and created from a policy; a Cluster whose labels
  * or spec changed (or that began deleting) requeues the bindings its affinity concerns. Cluster
  * status changes (Ready flips) do not requeue anything.
  */
-import { defaultSchedulerName, labels, type Cluster, type ResourceBinding } from '@kf/api';
+import { defaultSchedulerName, isSameJson, labels, type Cluster, type ResourceBinding } from '@kf/api';
 import { matchesAffinity } from '../../scheduler/affinity.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
-import { isSameJson } from '../../scheduler/trigger.ts';
 
 /** Rules 1–3 of the binding filter. */
 export function isForScheduler(b: ResourceBinding, schedulerName: string): boolean {

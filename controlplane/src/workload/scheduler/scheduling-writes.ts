@@ -1,12 +1,11 @@
 /**
- * What a scheduling pass writes (§10.3, §10.9): the placement result with the applied-placement
+ * What a scheduling pass writes: the placement result with the applied-placement
  * annotation, then the status (`Scheduled` condition; on success also the observed generation
  * of the binding as it was read, `lastScheduledTime` and the chosen affinity term). Each part is
  * left out when it would not change anything.
  */
-import { annotations, formatTime, setCondition, type ResourceBinding } from '@kf/api';
+import { annotations, formatTime, isSameJson, setCondition, type ResourceBinding } from '@kf/api';
 import { describeResult, type ScheduleResult } from '../../scheduler/schedule.ts';
-import { isSameJson } from '../../scheduler/trigger.ts';
 
 export interface SchedulingWrites {
   /** Merge patch of the binding (guarded by its resourceVersion); undefined: nothing to write. */

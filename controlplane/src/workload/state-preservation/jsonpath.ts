@@ -1,6 +1,6 @@
 /**
  * The Kubernetes JSONPath template subset that state preservation rules use
- * (`{ .jobStatus.jobID }`), evaluated over a reflected status the way upstream does (§9.1):
+ * (`{ .jobStatus.jobID }`), evaluated over a reflected status the way upstream does:
  * missing keys are errors, scalars print like Go's `%v` of the JSON-decoded value (numbers are
  * float64: `3`, `2.5`, `1e+06`), maps and arrays print as compact JSON, and the results of one
  * expression are joined by a space. Text outside braces is kept as is.

@@ -1,5 +1,5 @@
 /**
- * Stateful failover (§9, gate `StatefulFailoverInjection`): values read from the evicted cluster's
+ * Stateful failover (gate `StatefulFailoverInjection`): values read from the evicted cluster's
  * reflected status are kept on the graceful eviction task (`preservedLabelState`) and injected
  * as labels into the workload sent to the new cluster.
  *

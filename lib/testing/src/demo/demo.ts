@@ -3,7 +3,7 @@
  * probes on every node, the control plane with --failover, a real Prometheus scraping them all),
  * then two failures played out while a timeline says what happened and how long each step took:
  *
- *  1. seed 002's walkthrough: `nginx` divided member1:1, member2:2; member1 is lost, its replica
+ *  1. cluster failover: `nginx` divided member1:1, member2:2; member1 is lost, its replica
  *     moves to member2, and when member1 returns its old copy is removed without moving back;
  *  2. a DNS outage in member3: the probes report it, a Remedy turns on TrafficControl, the
  *     MultiClusterIngress stops routing to member3; DNS back, all of it is undone.
@@ -140,10 +140,10 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
   }
 }
 
-/** Seed 002: Divided member1:1, member2:2; member1 lost and back. */
+/** Cluster failover: Divided member1:1, member2:2; member1 lost and back. */
 async function clusterFailover(fed: FailoverFederation, t: Timeline): Promise<void> {
   t.note('');
-  t.note('== cluster failover (seed 002): nginx divided member1:1, member2:2, then member1 is lost');
+  t.note('== cluster failover: nginx divided member1:1, member2:2, then member1 is lost');
   await fed.policies.create(dividedPolicy());
   await fed.apps.createNamespacedDeployment({ namespace: DEMO_NAMESPACE, body: demoDeployment(APP, 3) });
   t.mark('applied Deployment nginx (3 replicas) and its PropagationPolicy (Divided, static weights 1:2)');

@@ -1,5 +1,5 @@
 /**
- * What a user applies to the Karmada control plane in the demo: seed 002's Deployment `nginx`
+ * What a user applies to the Karmada control plane in the demo: the Deployment `nginx`
  * divided member1:1, member2:2 with cluster failover, a Service in front of it on every member, a
  * MultiClusterIngress for it, and a Remedy that stops ingress traffic to a cluster whose DNS fails.
  */

@@ -1,8 +1,10 @@
 /**
- * Kubernetes resource quantities as exact integers of milli-units, with the canonical string
- * forms the API server prints (`1500m`, `2`, `5k`, `256Gi`). Node allocatable sums of a large
- * cluster overflow 2^53 in milli-units, hence bigint.
+ * Kubernetes resource quantities (`100m`, `1.5`, `4Gi`, `1e3`) as exact integers of milli-units,
+ * with the canonical string forms the API server prints (`1500m`, `2`, `5k`, `256Gi`). Node
+ * allocatable sums of a large cluster overflow 2^53 in milli-units, hence bigint; comparing one
+ * request against a cluster's capacity fits a number ({@link parseMilli}).
  */
+import type { Quantity } from './meta.ts';
 
 /** How a quantity is printed: the suffix family it was written in. */
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
@@ -29,7 +31,7 @@ const DECIMAL: Readonly<Record<string, number>> = {
 const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE])|[eE]([+-]?\d+))?$/;
 
 /** Parses `100m`, `1.5`, `4Gi`, `1e3`; undefined for anything else. */
-export function parseQuantity(text: string | number): ParsedQuantity | undefined {
+export function parseQuantity(text: Quantity): ParsedQuantity | undefined {
   const m = QUANTITY.exec(String(text).trim());
   if (m === null) return undefined;
   const [, sign = '', number = '', binary, decimal, exponent] = m;
@@ -41,6 +43,21 @@ export function parseQuantity(text: string | number): ParsedQuantity | undefined
   const format = s.format;
   const milli = power10 >= 0 ? value * 10n ** BigInt(power10) : ceilDiv(value, 10n ** BigInt(-power10));
   return { milli: sign === '-' ? -milli : milli, format };
+}
+
+/**
+ * The quantity × 1000 as a number, rounded up to a whole milli-unit (as Kubernetes' MilliValue
+ * rounds); undefined when the text is not a quantity. Exact up to 2^53 milli-units (8 PiB of
+ * memory), far beyond what one workload asks of a cluster.
+ */
+export function parseMilli(quantity: Quantity): number | undefined {
+  const q = parseQuantity(quantity);
+  return q === undefined ? undefined : Number(q.milli);
+}
+
+/** Whole units rounded up, as Kubernetes' Value() reads a quantity. */
+export function wholeUnits(milli: number): number {
+  return Math.ceil(milli / 1000);
 }
 
 /** What a suffix does: a binary factor, or a power of ten; and the format it implies. */

@@ -1,0 +1,58 @@
+/**
+ * Two equalities of JSON values, for the two questions a controller asks before it writes.
+ *
+ * - {@link jsonEqual} when comparing objects exactly as the API server holds them (a fetched
+ *   object against one about to be sent): a `null` or an empty list is a value of its own.
+ * - {@link isSameJson} when comparing values that went through Go's `omitempty`, where an absent
+ *   field, `null`, and an empty list or object all serialise alike and so mean the same.
+ *
+ * In both, object key order does not matter and list order does.
+ */
+
+/**
+ * Equality of JSON values as the API server sees them: object key order does not matter, array
+ * order does, and a key holding `undefined` is the same as a missing key.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return arraysEqual(a, b);
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const key of keys) if (!jsonEqual(ra[key], rb[key])) return false;
+  return true;
+}
+
+function arraysEqual(a: unknown, b: unknown): boolean {
+  return (
+    Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]))
+  );
+}
+
+/**
+ * Equality of JSON values where an absent field, `undefined`, `null` and an empty list or object
+ * are the same (they serialise alike under Go's `omitempty`); lists compare in order.
+ */
+export function isSameJson(a: unknown, b: unknown): boolean {
+  if (isEmpty(a) && isEmpty(b)) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => isSameJson(x, b[i]));
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].every((k) => isSameJson(a[k], b[k]));
+  }
+  return a === b;
+}
+
+function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isRecord(v) && Object.keys(v).length === 0;
+}
+
+function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
