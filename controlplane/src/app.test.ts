@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, createRegistry, systemClock, type ControllerSpec } from '@kf/runtime';
 import { EventRecorder } from '@kf/kube';
 import { BUILT_IN_CONTROLLERS, buildControllers, kubeconfigPath } from './app.ts';
+import { EXTRA_CONTROLLER_SETS } from './extra-controllers.ts';
 import { buildControlPlaneCommand, type ControlPlaneConfig } from './cli.ts';
 import { SharedCaches, type ControlPlaneWiring } from './wiring.ts';
 
@@ -74,6 +75,30 @@ describe('buildControllers', () => {
   it('refuses names no controller has', async () => {
     const w = wiring(await configFor('--controllers=*,-taint-manger'));
     expect(() => buildControllers(w, [])).toThrow(ConfigError);
+  });
+});
+
+describe('the workload controller set', () => {
+  it('reads through the shared caches and event recorder, and names its template caches until they list', async () => {
+    const w = wiring(await configFor('--failover'));
+    const sets = EXTRA_CONTROLLER_SETS.map((set) => set(w));
+    buildControllers(w, sets);
+    const names = w.caches.created().map((c) => c.name.replace(/^cache-\d+-/, ''));
+    for (const kind of [
+      'clusters.cluster.karmada.io',
+      'resourcebindings.work.karmada.io',
+      'works.work.karmada.io',
+    ]) {
+      expect(names.filter((n) => n === kind)).toEqual([kind]);
+    }
+    // Its own runnables are only what the shared caches cannot hold: templates and kind discovery.
+    expect(
+      sets
+        .flatMap((s) => s.runnables ?? [])
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['kind-discovery', 'templates']);
+    expect(sets.flatMap((s) => s.unsynced?.() ?? [])).toEqual(['templates/apps/v1/Deployment']);
   });
 });
 

@@ -318,7 +318,10 @@ async function runControlPlane(
     manager.add({ name, needLeaderElection: false, start: (s) => cache.run(s) });
   }
   manager.addReadyzCheck('caches-synced', () => {
-    const waiting = caches.filter((c) => !c.cache.isSynced()).map((c) => c.name);
+    const waiting = [
+      ...caches.filter((c) => !c.cache.isSynced()).map((c) => c.name),
+      ...used.flatMap((set) => set.unsynced?.() ?? []),
+    ];
     if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);
   });
   const runnerDeps = { log, clock, random, metrics: createControllerMetrics(deps.registry) };

@@ -3,6 +3,7 @@
  * entry gets the shared wiring and returns its controllers (leader-bound; their names take part
  * in `--controllers` like the built-in ones) and the runnables they need on every replica.
  */
+import type { KubeObject, ResourceDescriptor } from '@kf/kube';
 import { applicationFailoverController } from './controllers/application-failover/controller.ts';
 import { createWorkloadDeps, workloadControllers } from './workload/index.ts';
 import type { ControllerSet } from './wiring.ts';
@@ -15,6 +16,10 @@ const workload: ControllerSet = (w) => {
   const gates = w.config.featureGates;
   const { deps, runnables } = createWorkloadDeps(w.kubeConfig, w.log, {
     clock: w.clock,
+    // One cache per kind and one Event recorder in the process: Clusters and bindings are watched
+    // once, and the pipeline's Events are flushed with everyone else's when the process stops.
+    cacheOf: <T extends KubeObject>(resource: ResourceDescriptor) => w.caches.cache<T>(resource),
+    events: w.events,
     ...(w.caches.metrics === undefined ? {} : { watchMetrics: w.caches.metrics }),
     statefulFailoverInjection: gates.StatefulFailoverInjection,
   });
@@ -26,7 +31,11 @@ const workload: ControllerSet = (w) => {
       statefulFailoverInjection: gates.StatefulFailoverInjection,
     },
   });
-  return { controllers: [...workloadControllers(deps), applicationFailover], runnables };
+  return {
+    controllers: [...workloadControllers(deps), applicationFailover],
+    runnables,
+    unsynced: () => deps.templates.unsynced(),
+  };
 };
 
 export const EXTRA_CONTROLLER_SETS: readonly ControllerSet[] = [workload];

@@ -49,6 +49,8 @@ export interface ControllerSetParts {
   readonly controllers: readonly ControllerSpec[];
   /** Caches and the like the set owns, run on every replica for the life of the process. */
   readonly runnables?: readonly Runnable[];
+  /** What the set reads through that has not listed yet, by name: /readyz waits for it too. */
+  readonly unsynced?: () => readonly string[];
 }
 
 /** A set of controllers built from the shared wiring (see extra-controllers.ts). */

@@ -120,6 +120,13 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
     return () => this.handlers.delete(handler);
   }
 
+  /** Template types whose cache has not listed yet, as `templates/<apiVersion>/<kind>`. */
+  unsynced(): readonly string[] {
+    return [...this.entries.values()]
+      .filter((e) => !e.cache.isSynced())
+      .map((e) => `templates/${apiVersionOf(e.resource)}/${e.resource.kind ?? e.resource.plural}`);
+  }
+
   /** Resolves once every cache started so far has listed. */
   async synced(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => e.cache.synced()));
