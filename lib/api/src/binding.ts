@@ -7,6 +7,7 @@ import { defineKind, type AllKeys } from './kind.ts';
 import type { Condition, KarmadaObject, NodeSelector, ResourceList, Time, Toleration } from './meta.ts';
 import type {
   ConflictResolution,
+  DeprecatedPurgeMode,
   FailoverBehavior,
   Placement,
   PurgeMode,
@@ -80,7 +81,8 @@ export const evictionProducers = {
 /** A cluster being moved away from, kept until the workload is safe elsewhere. */
 export interface GracefulEvictionTask {
   readonly fromCluster: string;
-  readonly purgeMode?: PurgeMode;
+  /** Read it through `givenPurgeMode` (it may carry a deprecated name); we write current names only. */
+  readonly purgeMode?: PurgeMode | DeprecatedPurgeMode;
   /** Replicas the cluster had; only set when > 0. */
   readonly replicas?: number;
   /** CamelCase, 1–32 characters, e.g. `TaintUntolerated`. */

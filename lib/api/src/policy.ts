@@ -104,12 +104,42 @@ export const purgeModes = {
 } as const satisfies Record<string, PurgeMode>;
 
 /**
- * A purge mode as written in a policy or binding, with an explicit empty string (`purgeMode: ""`,
- * which Go clients write for an unset field) read as unset, like a missing field: callers then
- * apply their default instead of taking `""` for a mode.
+ * The names `Directly` and `Gracefully` had before Karmada v1.15. Upstream deprecated them then
+ * and still accepts them up to v1.18 (they go in v1.19), so a policy or binding written for such a
+ * Karmada may carry them. We never write them; readers take them through {@link givenPurgeMode}.
  */
-export function givenPurgeMode<M extends PurgeMode>(mode: M | '' | undefined): M | undefined {
-  return mode === '' ? undefined : mode;
+export type DeprecatedPurgeMode = 'Immediately' | 'Graciously';
+
+/** The current name of each deprecated one. */
+export const currentPurgeModeOf = {
+  Immediately: purgeModes.directly,
+  Graciously: purgeModes.gracefully,
+} as const satisfies Record<DeprecatedPurgeMode, PurgeMode>;
+
+/**
+ * How {@link givenPurgeMode} reads a purge mode written as `M`: as its current name when `M` is
+ * a deprecated one, else as `M` itself.
+ */
+export type CurrentPurgeMode<M extends PurgeMode | DeprecatedPurgeMode> = M extends DeprecatedPurgeMode
+  ? (typeof currentPurgeModeOf)[M]
+  : M;
+
+function isDeprecatedPurgeMode(mode: string): mode is DeprecatedPurgeMode {
+  return mode === 'Immediately' || mode === 'Graciously';
+}
+
+/**
+ * A purge mode as written in a policy or binding, read the way every reader must: a deprecated
+ * name (`Immediately`, `Graciously`) as its current one, so nothing downstream has to know the
+ * old names; an explicit empty string (`purgeMode: ""`, which Go clients write for an unset
+ * field) as unset, like a missing field, so callers apply their default instead of taking `""`
+ * for a mode.
+ */
+export function givenPurgeMode<M extends PurgeMode | DeprecatedPurgeMode>(
+  mode: M | '' | undefined,
+): CurrentPurgeMode<M> | undefined {
+  if (mode === undefined || mode === '') return undefined;
+  return (isDeprecatedPurgeMode(mode) ? currentPurgeModeOf[mode] : mode) as CurrentPurgeMode<M>;
 }
 
 export interface StatePreservationRule {
@@ -130,9 +160,9 @@ export interface DecisionConditions {
 
 export interface ApplicationFailoverBehavior {
   readonly decisionConditions: DecisionConditions;
-  /** Defaults to `Gracefully`. */
-  readonly purgeMode?: PurgeMode;
-  /** Only with `Gracefully`; upstream's admission defaults it to 600. */
+  /** Defaults to `Gracefully`; read it through {@link givenPurgeMode}. */
+  readonly purgeMode?: PurgeMode | DeprecatedPurgeMode;
+  /** Only with `Gracefully` (or `Graciously`); upstream's admission defaults it to 600. */
   readonly gracePeriodSeconds?: number;
   /**
    * How long the cluster the workload was moved away from stays closed to it (seconds; 0 keeps
@@ -144,8 +174,8 @@ export interface ApplicationFailoverBehavior {
 }
 
 export interface ClusterFailoverBehavior {
-  /** `Directly` or `Gracefully` (the default). */
-  readonly purgeMode?: Exclude<PurgeMode, 'Never'>;
+  /** `Directly` or `Gracefully` (the default); read it through {@link givenPurgeMode}. */
+  readonly purgeMode?: Exclude<PurgeMode, 'Never'> | DeprecatedPurgeMode;
   readonly statePreservation?: StatePreservation;
 }
 

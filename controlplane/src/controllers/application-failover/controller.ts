@@ -12,7 +12,7 @@
  * clusters the workload was Healthy on is kept in an annotation on the binding (written only when
  * that set changes), so a restart does not switch failover off for a workload already unhealthy.
  */
-import { annotations, eventReasons, type ResourceBinding } from '@kf/api';
+import { annotations, eventReasons, givenPurgeMode, purgeModes, type ResourceBinding } from '@kf/api';
 import { joinKey, type EventRecorder } from '@kf/kube';
 import { TerminalError, converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
 import {
@@ -121,11 +121,12 @@ async function evict(
     throw err;
   }
   for (const { cluster, task } of plan.evicted) {
+    const purgeMode = givenPurgeMode(task.purgeMode) ?? purgeModes.gracefully;
     recordOnBinding(deps.events, b, {
       type: 'Normal',
       reason: EVICTION_STARTED,
-      message: `Evicting from cluster ${cluster} (purge mode ${task.purgeMode ?? 'Gracefully'}): ${task.message ?? ''}`,
+      message: `Evicting from cluster ${cluster} (purge mode ${purgeMode}): ${task.message ?? ''}`,
     });
-    log.info({ cluster, purgeMode: task.purgeMode }, 'application failed over from cluster');
+    log.info({ cluster, purgeMode }, 'application failed over from cluster');
   }
 }

@@ -165,6 +165,28 @@ describe('planApplicationFailover', () => {
     expect(plan.evicted[0]?.task).toMatchObject({ purgeMode: 'Gracefully', gracePeriodSeconds: 600 });
   });
 
+  it.each<[string, Partial<ApplicationFailoverBehavior>, Record<string, unknown>]>([
+    [
+      'Graciously as Gracefully, with its grace period',
+      { purgeMode: 'Graciously', gracePeriodSeconds: 30 },
+      { purgeMode: 'Gracefully', gracePeriodSeconds: 30 },
+    ],
+    ['Immediately as Directly', { purgeMode: 'Immediately' }, { purgeMode: 'Directly' }],
+  ])('reads the deprecated purge mode %s and writes the current name', (_name, over, expected) => {
+    const task = planApplicationFailover(due({ spec: spec(app(over)) })).evicted[0]?.task;
+    expect(task).toMatchObject(expected);
+    if (over.purgeMode === 'Immediately') expect(task?.gracePeriodSeconds).toBeUndefined();
+    expect(task?.suppressDeletion).toBeUndefined();
+  });
+
+  it('holds a Graciously eviction back when gate GracefulEviction is off, as for Gracefully', () => {
+    const plan = planApplicationFailover(
+      due({ spec: spec(app({ purgeMode: 'Graciously' })), gates: { ...gates, gracefulEviction: false } }),
+    );
+    expect(plan.change).toBeUndefined();
+    expect(plan.problem).toBe('GracefulEviction featureGate must be enabled when purgeMode is Gracefully');
+  });
+
   it('names the cluster-scoped producer for a ClusterResourceBinding', () => {
     const plan = planApplicationFailover(due({ clusterScoped: true }));
     expect(plan.evicted[0]?.task.producer).toBe('cluster-resource-binding-application-failover-controller');

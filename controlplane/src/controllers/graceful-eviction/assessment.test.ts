@@ -252,3 +252,37 @@ describe('planEvictionTasks', () => {
     );
   });
 });
+
+describe('deprecated purge mode names', () => {
+  type Over = Parameters<typeof task>[0];
+  const scenarios: [string, Over, BindingProgress, number][] = [
+    ['first sight', { creationTimestamp: undefined }, binding(), 0],
+    ['before its timeout', {}, binding(), 10],
+    ['past its timeout', {}, binding(), 600],
+    ['healthy on every placed cluster', {}, allHealthy, 10],
+  ];
+  const pairs = [
+    ['Graciously', 'Gracefully'],
+    ['Immediately', 'Directly'],
+  ] as const;
+
+  it.each(pairs.flatMap(([old, current]) => scenarios.map((sc) => [old, current, ...sc] as const)))(
+    '%s is judged like %s: %s',
+    (...[old, current, , over, b, nowSeconds]) => {
+      const judge = (purgeMode: GracefulEvictionTask['purgeMode']): TaskVerdict =>
+        judgeEvictionTask(task({ ...over, purgeMode }), b, s(nowSeconds), TIMEOUT);
+      const expected = judge(current);
+      // A stamped task keeps the name it was written with: only the stamp is added.
+      expect(judge(old)).toEqual(
+        expected.kind === 'stamp' ? { ...expected, task: { ...expected.task, purgeMode: old } } : expected,
+      );
+    },
+  );
+
+  it('Graciously times out like Gracefully, not kept like Never', () => {
+    expect(judgeEvictionTask(task({ purgeMode: 'Graciously' }), binding(), s(600), TIMEOUT)).toEqual({
+      kind: 'remove',
+      reason: 'TimedOut',
+    });
+  });
+});

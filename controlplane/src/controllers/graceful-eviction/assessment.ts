@@ -24,6 +24,7 @@
  */
 import {
   formatTime,
+  givenPurgeMode,
   parseTime,
   purgeModes,
   resourceHealths,
@@ -75,7 +76,7 @@ export function judgeEvictionTask(
   }
   if (task.suppressDeletion === true) return { kind: 'keep' };
   if (task.suppressDeletion === false) return { kind: 'remove', reason: 'DeletionConfirmed' };
-  if (task.purgeMode === purgeModes.never) return { kind: 'keep' };
+  if (givenPurgeMode(task.purgeMode) === purgeModes.never) return { kind: 'keep' };
   const deadlineMs = createdAtMs + timeoutMs;
   if (nowMs >= deadlineMs) return { kind: 'remove', reason: 'TimedOut' };
   if (isHealthyElsewhere(binding)) return { kind: 'remove', reason: 'HealthyElsewhere' };
@@ -84,7 +85,7 @@ export function judgeEvictionTask(
 
 /** Tasks kept until a person acts never time out. */
 function canTimeOut(task: GracefulEvictionTask): boolean {
-  return task.suppressDeletion === undefined && task.purgeMode !== purgeModes.never;
+  return task.suppressDeletion === undefined && givenPurgeMode(task.purgeMode) !== purgeModes.never;
 }
 
 /**

@@ -13,6 +13,18 @@ describe('decidePurgeMode', () => {
     ['failover.cluster with Directly', { purgeMode: 'Directly' }, 'Gracefully', 'Directly'],
     ['failover.cluster with Gracefully', { purgeMode: 'Gracefully' }, 'Directly', 'Gracefully'],
     [
+      'failover.cluster with Immediately, the deprecated name of Directly',
+      { purgeMode: 'Immediately' },
+      'Gracefully',
+      'Directly',
+    ],
+    [
+      'failover.cluster with Graciously, the deprecated name of Gracefully',
+      { purgeMode: 'Graciously' },
+      'Directly',
+      'Gracefully',
+    ],
+    [
       'failover.cluster with an empty purgeMode: unset, so Gracefully',
       emptyPurgeMode,
       'Directly',

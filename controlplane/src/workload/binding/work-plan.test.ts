@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { annotations, labels, type ResourceBinding, type Work } from '@kf/api';
+import { annotations, labels, type GracefulEvictionTask, type ResourceBinding, type Work } from '@kf/api';
 import type { ResourceTemplate } from '../template.ts';
 import {
   desiredWork,
@@ -48,7 +48,7 @@ const work = (cluster: string, deleting = false): Work => ({
   },
   spec: {},
 });
-const task = (fromCluster: string, purgeMode: 'Directly' | 'Gracefully' | 'Never') => ({
+const task = (fromCluster: string, purgeMode: NonNullable<GracefulEvictionTask['purgeMode']>) => ({
   fromCluster,
   purgeMode,
   reason: 'TaintUntolerated',
@@ -84,6 +84,25 @@ describe('expected clusters and orphans', () => {
 
   it('targets the placement, then dependants not yet in it', () => {
     expect(targetClusters(b)).toEqual([{ name: 'm2', replicas: 3 }, { name: 'm4' }]);
+  });
+});
+
+describe('deprecated purge mode names', () => {
+  const b = binding({
+    clusters: [{ name: 'm2', replicas: 3 }],
+    gracefulEvictionTasks: [task('m1', 'Graciously'), task('m3', 'Immediately')],
+  });
+
+  it('keeps the Work of a Graciously eviction, like Gracefully, and not of an Immediately one', () => {
+    expect([...expectedClusters(b)].sort()).toEqual(['m1', 'm2']);
+    expect(orphanWorks(b, [work('m1'), work('m2'), work('m3')]).map((w) => w.metadata.namespace)).toEqual([
+      'karmada-es-m3',
+    ]);
+  });
+
+  it('holds the new placement back until the Work of an Immediately eviction is gone, like Directly', () => {
+    expect(pendingDirectPurges(b, [work('m1'), work('m3', true)])).toEqual(['m3']);
+    expect(pendingDirectPurges(b, [work('m1'), work('m2')])).toEqual([]);
   });
 });
 

@@ -10,8 +10,10 @@ import {
   conflictResolutionAnnotationValues,
   executionNamespaceFor,
   finalizers,
+  givenPurgeMode,
   isSameJson,
   labels,
+  purgeModes,
   type Manifest,
   type ResourceBinding,
   type TargetCluster,
@@ -24,13 +26,16 @@ import { isReplicatedKind } from '../resource-detector/replicas.ts';
 import { recordOf, type ResourceTemplate } from '../template.ts';
 import { withoutControlPlaneFields } from './member-fields.ts';
 
-/** Clusters that may keep a Work: the placement, dependants' clusters, and non-Directly evictions. */
+/**
+ * Clusters that may keep a Work: the placement, dependants' clusters, and non-Directly evictions
+ * (`Immediately`, the deprecated name of `Directly`, counts as Directly).
+ */
 export function expectedClusters(b: ResourceBinding): ReadonlySet<string> {
   const names = new Set<string>();
   for (const c of b.spec.clusters ?? []) names.add(c.name);
   for (const r of b.spec.requiredBy ?? []) for (const c of r.clusters ?? []) names.add(c.name);
   for (const t of b.spec.gracefulEvictionTasks ?? [])
-    if (t.purgeMode !== 'Directly') names.add(t.fromCluster);
+    if (givenPurgeMode(t.purgeMode) !== purgeModes.directly) names.add(t.fromCluster);
   return names;
 }
 
@@ -50,7 +55,9 @@ export function orphanWorks(b: ResourceBinding, works: readonly Work[]): readonl
 /** Clusters a `Directly` eviction is purging that still hold a Work (deleting or not). */
 export function pendingDirectPurges(b: ResourceBinding, works: readonly Work[]): readonly string[] {
   const directly = new Set(
-    (b.spec.gracefulEvictionTasks ?? []).filter((t) => t.purgeMode === 'Directly').map((t) => t.fromCluster),
+    (b.spec.gracefulEvictionTasks ?? [])
+      .filter((t) => givenPurgeMode(t.purgeMode) === purgeModes.directly)
+      .map((t) => t.fromCluster),
   );
   return [
     ...new Set(works.map(clusterOfWork).filter((c): c is string => c !== undefined && directly.has(c))),

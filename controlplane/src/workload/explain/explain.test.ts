@@ -328,6 +328,52 @@ describe('explainBinding', () => {
     ]);
   });
 
+  describe('with the deprecated purge mode names', () => {
+    const evicting = (fromCluster: string, purgeMode: 'Immediately' | 'Graciously') => ({
+      fromCluster,
+      purgeMode,
+      replicas: 2,
+      reason: 'ApplicationFailure',
+      producer: 'resource-binding-application-failover-controller',
+      creationTimestamp: '2026-01-01T00:05:00Z',
+    });
+    const old: ResourceBinding = {
+      ...binding,
+      spec: {
+        ...binding.spec,
+        gracefulEvictionTasks: [evicting('m1', 'Graciously'), evicting('m3', 'Immediately')],
+        failover: {
+          application: {
+            decisionConditions: { tolerationSeconds: 60 },
+            purgeMode: 'Graciously',
+            gracePeriodSeconds: 30,
+          },
+          cluster: { purgeMode: 'Immediately' },
+        },
+      },
+    };
+    const explained = explainBinding(input({ binding: old }));
+
+    it('reports eviction tasks under the current names, with the same deadlines', () => {
+      expect(explained.tasks.map((t) => [t.fromCluster, t.purgeMode, t.endsAtMs])).toEqual([
+        ['m1', 'Gracefully', Date.parse('2026-01-01T00:15:00Z')],
+        ['m3', 'Directly', Date.parse('2026-01-01T00:15:00Z')],
+      ]);
+      expect(renderExplanation(explained, NOW)).toMatch(/m3 +Directly +2 +ApplicationFailure/);
+    });
+
+    it('reads the policy purge modes as the current ones', () => {
+      expect(explained.clusterFailover.settings[0]).toBe('purge mode Directly (spec.failover.cluster)');
+      expect(explained.applicationFailover.settings[1]).toBe('purge mode Gracefully, gracePeriodSeconds 30');
+      const gate = explainBinding(
+        input({ binding: old, settings: { ...settings, gracefulEvictionGate: false } }),
+      );
+      expect(gate.applicationFailover.off).toEqual([
+        'feature gate GracefulEviction is off (needed by purgeMode Gracefully)',
+      ]);
+    });
+  });
+
   it('keeps the binding own events, newest first', () => {
     expect(e.events).toEqual([
       {

@@ -17,6 +17,7 @@ import {
   type ApplicationFailoverBehavior,
   type Cluster,
   type GracefulEvictionTask,
+  type PurgeMode,
   type ResourceBinding,
   type ResourceHealth,
   type Taint,
@@ -79,7 +80,8 @@ export interface ClusterVerdict {
 
 export interface TaskReport {
   readonly fromCluster: string;
-  readonly purgeMode: string;
+  /** The current name, also for a task written with a deprecated one. */
+  readonly purgeMode: PurgeMode;
   readonly replicas: number | undefined;
   readonly reason: string;
   readonly producer: string;
@@ -227,7 +229,8 @@ function taskReport(t: GracefulEvictionTask, s: ExplainSettings): TaskReport {
   const createdAtMs = parseTime(t.creationTimestamp);
   const timeoutMs =
     t.gracePeriodSeconds === undefined ? s.gracefulEvictionTimeoutMs : t.gracePeriodSeconds * 1000;
-  const waitsForPerson = t.suppressDeletion === true || t.purgeMode === purgeModes.never;
+  const purgeMode = givenPurgeMode(t.purgeMode) ?? purgeModes.gracefully;
+  const waitsForPerson = t.suppressDeletion === true || purgeMode === purgeModes.never;
   let ends: string;
   if (t.suppressDeletion === false) ends = 'deletion confirmed: removed at the next pass';
   else if (waitsForPerson) ends = 'kept until someone sets suppressDeletion: false';
@@ -235,7 +238,7 @@ function taskReport(t: GracefulEvictionTask, s: ExplainSettings): TaskReport {
   else ends = 'when healthy on every placed cluster, or at the deadline';
   return {
     fromCluster: t.fromCluster,
-    purgeMode: t.purgeMode ?? purgeModes.gracefully,
+    purgeMode,
     replicas: t.replicas,
     reason: t.reason,
     producer: t.producer,

@@ -124,6 +124,20 @@ describe('labelsToInject', () => {
       'm2',
       undefined,
     ],
+    [
+      'the last Immediately task, the deprecated name of Directly, like a Directly one',
+      { gracefulEvictionTasks: [task({ purgeMode: 'Immediately', preservedLabelState: state })] },
+      ['m2'],
+      'm2',
+      state,
+    ],
+    [
+      'nothing for a Graciously task, like a Gracefully one',
+      { gracefulEvictionTasks: [task({ purgeMode: 'Graciously', preservedLabelState: state })] },
+      ['m2'],
+      'm2',
+      undefined,
+    ],
     ['nothing without tasks', {}, ['m2'], 'm2', undefined],
     ['nothing without state', { gracefulEvictionTasks: [task({})] }, ['m2'], 'm2', undefined],
     [

@@ -10,12 +10,14 @@
  * ({@link planStateCapture}), so the values are the old copy's either way.
  *
  * Injection is as upstream: only when the binding targets exactly one cluster, only from the
- * last task, only when that task's purge mode is `Directly` (the old copy is gone before the new
- * one starts), and not into a cluster listed in the task's `clustersBeforeFailover`. Labels from
- * the state overwrite the template's. Once the task is dropped the labels leave the manifest.
+ * last task, only when that task's purge mode is `Directly` or its deprecated name `Immediately`
+ * (the old copy is gone before the new one starts), and not into a cluster listed in the task's
+ * `clustersBeforeFailover`. Labels from the state overwrite the template's. Once the task is
+ * dropped the labels leave the manifest.
  */
 import {
   evictionProducers,
+  givenPurgeMode,
   purgeModes,
   type AggregatedStatusItem,
   type GracefulEvictionTask,
@@ -96,7 +98,7 @@ export function labelsToInject(
 ): Readonly<Record<string, string>> | undefined {
   if (targets.length !== 1) return undefined;
   const last = spec.gracefulEvictionTasks?.at(-1);
-  if (last?.purgeMode !== purgeModes.directly) return undefined;
+  if (last === undefined || givenPurgeMode(last.purgeMode) !== purgeModes.directly) return undefined;
   if (last.clustersBeforeFailover?.includes(cluster) === true) return undefined;
   const state = last.preservedLabelState;
   return state === undefined || Object.keys(state).length === 0 ? undefined : state;

@@ -11,7 +11,7 @@ import {
   toleration,
 } from './common.ts';
 import { ageColumn, customResourceDefinition, type CustomResourceDefinition } from './definition.ts';
-import { conflictResolution, failover, placement, suspendClusters } from './placement.ts';
+import { conflictResolution, failover, placement, purgeMode, suspendClusters } from './placement.ts';
 import {
   arbitrary,
   arr,
@@ -63,12 +63,12 @@ function evictionReason(description: string): Schema {
 
 function gracefulEvictionTasks(): Schema {
   return arr(
-    'Clusters being moved away from; their Works stay until the task is dropped (except with purgeMode Directly).',
+    'Clusters being moved away from; their Works stay until the task is dropped (except with purgeMode Directly or Immediately).',
     obj(
       'An eviction in progress.',
       {
         fromCluster: str('Cluster being evicted.', { minLength: 1 }),
-        purgeMode: oneOf('What happens to the workload left behind.', ['Directly', 'Gracefully', 'Never']),
+        purgeMode: purgeMode(['Directly', 'Gracefully', 'Never']),
         replicas: int32('Replicas the cluster had.', { minimum: 0 }),
         reason: evictionReason('Why, in CamelCase: TaintUntolerated or ApplicationFailure.'),
         message: str('Human-readable details.', { maxLength: 1024 }),

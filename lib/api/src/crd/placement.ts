@@ -12,6 +12,7 @@ import {
   selectorValues,
   toleration,
 } from './common.ts';
+import type { DeprecatedPurgeMode, PurgeMode } from '../policy.ts';
 import { arr, int, int32, int64, obj, oneOf, str, type Schema, type ValidationRule } from './schema.ts';
 
 /** Upper bounds on lists that CEL rules iterate, so that rule cost stays within budget. */
@@ -282,7 +283,24 @@ function statePreservation(): Schema {
   );
 }
 
-/** FailoverBehavior; purge modes are the current ones (the pre-v1.15 names were removed in v1.19). */
+/** The names `Directly` and `Gracefully` had before Karmada v1.15, in that order. */
+const deprecatedPurgeModes: readonly DeprecatedPurgeMode[] = ['Immediately', 'Graciously'];
+
+/**
+ * A purge mode field: the current names given, plus the names they had before Karmada v1.15
+ * (deprecated then, still accepted by v1.18, removed in v1.19), so that what Karmada v1.18
+ * accepts is accepted here too. Readers take the old names as the current ones.
+ */
+export function purgeMode(current: readonly PurgeMode[], x: { readonly default?: PurgeMode } = {}): Schema {
+  const names = `${current.slice(0, -1).join(', ')} or ${current.at(-1) ?? ''}`;
+  return oneOf(
+    `What happens to the workload left behind: ${names}. Immediately and Graciously are the deprecated names of Directly and Gracefully, accepted as Karmada v1.18 does and read as those.`,
+    [...current, ...deprecatedPurgeModes],
+    x,
+  );
+}
+
+/** FailoverBehavior; purge modes take the current names and the deprecated pre-v1.15 ones. */
 export function failover(description: string): Schema {
   return obj(description, {
     application: obj(
@@ -294,11 +312,9 @@ export function failover(description: string): Schema {
             default: 300,
           }),
         }),
-        purgeMode: oneOf('What happens to the workload left behind.', ['Directly', 'Gracefully', 'Never'], {
-          default: 'Gracefully',
-        }),
+        purgeMode: purgeMode(['Directly', 'Gracefully', 'Never'], { default: 'Gracefully' }),
         gracePeriodSeconds: int32(
-          'With Gracefully: longest wait before the old copy is removed (600 when unset).',
+          'With Gracefully (or Graciously): longest wait before the old copy is removed (600 when unset).',
           { minimum: 1 },
         ),
         blockPredecessorSeconds: int32(
@@ -311,17 +327,16 @@ export function failover(description: string): Schema {
         required: ['decisionConditions'],
         rules: [
           {
-            rule: "!has(self.gracePeriodSeconds) || (has(self.purgeMode) && self.purgeMode == 'Gracefully')",
-            message: 'gracePeriodSeconds is only allowed with purgeMode Gracefully',
+            rule: "!has(self.gracePeriodSeconds) || (has(self.purgeMode) && self.purgeMode in ['Gracefully', 'Graciously'])",
+            message:
+              'gracePeriodSeconds is only allowed with purgeMode Gracefully (or its deprecated name Graciously)',
             fieldPath: '.gracePeriodSeconds',
           },
         ],
       },
     ),
     cluster: obj('Tunes how workloads leave a cluster with an untolerated NoExecute taint.', {
-      purgeMode: oneOf('What happens to the workload left behind.', ['Directly', 'Gracefully'], {
-        default: 'Gracefully',
-      }),
+      purgeMode: purgeMode(['Directly', 'Gracefully'], { default: 'Gracefully' }),
       statePreservation: statePreservation(),
     }),
   });
