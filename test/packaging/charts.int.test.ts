@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAllYaml } from '@kubernetes/client-node';
-import { kubeBinaries, startFederation, type LocalFederation } from '@kf/testing';
+import {
+  eventually,
+  kubeBinaries,
+  startControlPlane,
+  startFederation,
+  type LocalCluster,
+  type LocalFederation,
+} from '@kf/testing';
 import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
 import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { PROBE_NODE_FLAGS } from '../../probe/src/build/bundle.ts';
@@ -53,6 +60,28 @@ const podSpecOf = (o: K8sObject): PodSpec => (o.spec as { template: { spec: PodS
 const workloads = (objs: K8sObject[]) =>
   objs.filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet');
 const find = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind);
+const crdNames = (yaml: string): string[] =>
+  find(objects(yaml), 'CustomResourceDefinition').map((o) => o.metadata.name);
+
+/**
+ * The control-plane chart's CRDs rendered with `helm template --dry-run=server`, so that `lookup`
+ * reads the API server behind `kubeconfig` as an install would.
+ */
+const renderCrdsOnServer = (kubeconfig: string): Promise<string> =>
+  run(helm, [
+    'template',
+    'kf',
+    CONTROLPLANE,
+    '-n',
+    'karmada-system',
+    '--kube-version',
+    KUBE_VERSION,
+    '--dry-run=server',
+    '--kubeconfig',
+    kubeconfig,
+    '--show-only',
+    'templates/crds.yaml',
+  ]);
 
 const MEMBER_VALUES = ['clusterName=member1', 'karmadaKubeconfig.kubeconfig=apiVersion: v1'];
 
@@ -430,6 +459,27 @@ describe('server-side dry run on a local federation', () => {
     }
   });
 
+  it('renders the Cluster CRD again on upgrade, where its own CRD serves Clusters', async () => {
+    // The CRDs the test above installed gave the API server local APIServices (no service) for
+    // their group/versions: they must not make the chart drop its own CRDs.
+    const cp = federation.controlPlane.kubeconfigPath;
+    await eventually(
+      'a local APIService v1alpha1.cluster.karmada.io',
+      async () =>
+        (await kc(
+          cp,
+          'get',
+          'apiservice',
+          'v1alpha1.cluster.karmada.io',
+          '-o',
+          'jsonpath={.spec.service}|{.spec.group}',
+        )) === '|cluster.karmada.io',
+    );
+    const names = crdNames(await renderCrdsOnServer(cp));
+    expect(names).toContain('clusters.cluster.karmada.io');
+    expect(names.sort()).toEqual(crdNames(await render(CONTROLPLANE)).sort());
+  });
+
   it('a member accepts the member chart', async () => {
     const member = federation.members[0]!.kubeconfigPath;
     await kc(member, 'create', 'namespace', 'karmada-system');
@@ -452,6 +502,82 @@ describe('server-side dry run on a local federation', () => {
       'clusterrole.rbac.authorization.k8s.io/karmada-controller-manager:karmada-member1 created (server dry run)',
     ]) {
       expect(out).toContain(line);
+    }
+  });
+});
+
+describe('on a Karmada control plane, whose aggregated API server serves Clusters', () => {
+  const CLUSTERS_CRD = 'clusters.cluster.karmada.io';
+  const CLUSTER_API_SERVICE = 'v1alpha1.cluster.karmada.io';
+  let controlPlane: LocalCluster;
+  let kubectl: string;
+  let scratch: string;
+  beforeAll(async () => {
+    kubectl = (await kubeBinaries()).kubectl;
+    scratch = await mkdtemp(join(tmpdir(), 'kf-charts-aggregated-'));
+    controlPlane = await startControlPlane({ installCrds: false });
+  });
+  afterAll(async () => {
+    await controlPlane.destroy();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const kc = (...args: string[]) => run(kubectl, ['--kubeconfig', controlPlane.kubeconfigPath, ...args]);
+
+  it('leaves the Cluster CRD out and installs the others', async () => {
+    // As karmada-aggregated-apiserver registers itself (its Service need not exist here: the
+    // APIService is then unavailable, but it still owns the group/version).
+    const apiService = join(scratch, 'apiservice.yaml');
+    await writeFile(
+      apiService,
+      JSON.stringify({
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
+        metadata: { name: CLUSTER_API_SERVICE },
+        spec: {
+          service: { namespace: 'karmada-system', name: 'karmada-aggregated-apiserver', port: 443 },
+          group: 'cluster.karmada.io',
+          version: 'v1alpha1',
+          insecureSkipTLSVerify: true,
+          groupPriorityMinimum: 2000,
+          versionPriority: 10,
+        },
+      }),
+    );
+    await kc('create', '-f', apiService);
+    try {
+      const everything = crdNames(await render(CONTROLPLANE));
+      // Without a server to ask (helm template), lookup finds nothing: every CRD is rendered.
+      expect(everything).toContain(CLUSTERS_CRD);
+      const names = crdNames(await renderCrdsOnServer(controlPlane.kubeconfigPath));
+      expect(names).not.toContain(CLUSTERS_CRD);
+      expect(names).toEqual(
+        expect.arrayContaining(['propagationpolicies.policy.karmada.io', 'works.work.karmada.io']),
+      );
+      expect(names.sort()).toEqual(everything.filter((n) => n !== CLUSTERS_CRD).sort());
+
+      // An install says what it left out and why (in its NOTES).
+      const install = await run(helm, [
+        'install',
+        'kf',
+        CONTROLPLANE,
+        '-n',
+        'karmada-system',
+        '--dry-run=server',
+        '--kubeconfig',
+        controlPlane.kubeconfigPath,
+        '--set',
+        'controller.enabled=false',
+        '--set',
+        'defaultTaintPolicy.create=false',
+      ]);
+      expect(install).toContain(
+        `not installed: ${CLUSTERS_CRD} — served by APIService ${CLUSTER_API_SERVICE}`,
+      );
+      expect(install).toContain('name: works.work.karmada.io');
+      expect(install).not.toContain(`name: ${CLUSTERS_CRD}`);
+    } finally {
+      await kc('delete', 'apiservice', CLUSTER_API_SERVICE);
     }
   });
 });

@@ -88,3 +88,29 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%v" (toString .host) .port }}
 {{- end }}
 {{- end }}
+
+{{/*
+The CRDs under files/crds/ that the target API server already serves through an aggregated API
+server, as JSON {crd name: APIService name}. An APIService <version>.<group> with a service behind
+it (Karmada's karmada-aggregated-apiserver serves v1alpha1.cluster.karmada.io) owns that
+group/version: a CRD beside it installs without complaint, and deleting that CRD later (an
+uninstall with crds.keep=false, or by hand) deletes every object of the group the aggregated
+server holds, every Cluster. Local APIServices (no service) are those the API server creates for
+CRDs and built-in groups: they never count, so an upgrade keeps the CRDs this chart installed.
+`lookup` finds nothing without a server (helm template, --dry-run=client): then every CRD is
+installed; `helm template --dry-run=server` asks the server.
+*/}}
+{{- define "kfc.crdsServedByAggregation" -}}
+{{- $served := dict }}
+{{- range $path, $_ := .Files.Glob "files/crds/*.yaml" }}
+{{- $crd := fromYaml ($.Files.Get $path) }}
+{{- range (dig "spec" "versions" list $crd) }}
+{{- $name := printf "%s.%s" .name $crd.spec.group }}
+{{- $apiService := lookup "apiregistration.k8s.io/v1" "APIService" "" $name }}
+{{- if and (not (hasKey $served $crd.metadata.name)) (dig "spec" "service" nil $apiService) }}
+{{- $_ := set $served $crd.metadata.name $name }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- toJson $served }}
+{{- end }}
