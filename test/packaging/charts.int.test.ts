@@ -64,10 +64,10 @@ const crdNames = (yaml: string): string[] =>
   find(objects(yaml), 'CustomResourceDefinition').map((o) => o.metadata.name);
 
 /**
- * The control-plane chart's CRDs rendered with `helm template --dry-run=server`, so that `lookup`
- * reads the API server behind `kubeconfig` as an install would.
+ * The control-plane chart's CRDs as `helm template` renders them; with `server` (a kubeconfig),
+ * with `--dry-run=server`, so that `lookup` reads that API server as an install would.
  */
-const renderCrdsOnServer = (kubeconfig: string): Promise<string> =>
+const renderCrds = (server?: string): Promise<string> =>
   run(helm, [
     'template',
     'kf',
@@ -76,9 +76,7 @@ const renderCrdsOnServer = (kubeconfig: string): Promise<string> =>
     'karmada-system',
     '--kube-version',
     KUBE_VERSION,
-    '--dry-run=server',
-    '--kubeconfig',
-    kubeconfig,
+    ...(server === undefined ? [] : ['--dry-run=server', '--kubeconfig', server]),
     '--show-only',
     'templates/crds.yaml',
   ]);
@@ -430,20 +428,7 @@ describe('server-side dry run on a local federation', () => {
     const cp = federation.controlPlane.kubeconfigPath;
     await kc(cp, 'create', 'namespace', 'karmada-system');
     const crds = join(scratch, 'crds.yaml');
-    await writeFile(
-      crds,
-      await run(helm, [
-        'template',
-        'kf',
-        CONTROLPLANE,
-        '-n',
-        'karmada-system',
-        '--kube-version',
-        KUBE_VERSION,
-        '--show-only',
-        'templates/crds.yaml',
-      ]),
-    );
+    await writeFile(crds, await renderCrds());
     await kc(cp, 'apply', '--server-side', '-f', crds);
     await kc(cp, 'wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all');
     const rendered = join(scratch, 'controlplane.yaml');
@@ -475,7 +460,7 @@ describe('server-side dry run on a local federation', () => {
           'jsonpath={.spec.service}|{.spec.group}',
         )) === '|cluster.karmada.io',
     );
-    const names = crdNames(await renderCrdsOnServer(cp));
+    const names = crdNames(await renderCrds(cp));
     expect(names).toContain('clusters.cluster.karmada.io');
     expect(names.sort()).toEqual(crdNames(await render(CONTROLPLANE)).sort());
   });
@@ -549,7 +534,7 @@ describe('on a Karmada control plane, whose aggregated API server serves Cluster
       const everything = crdNames(await render(CONTROLPLANE));
       // Without a server to ask (helm template), lookup finds nothing: every CRD is rendered.
       expect(everything).toContain(CLUSTERS_CRD);
-      const names = crdNames(await renderCrdsOnServer(controlPlane.kubeconfigPath));
+      const names = crdNames(await renderCrds(controlPlane.kubeconfigPath));
       expect(names).not.toContain(CLUSTERS_CRD);
       expect(names).toEqual(
         expect.arrayContaining(['propagationpolicies.policy.karmada.io', 'works.work.karmada.io']),
