@@ -52,6 +52,7 @@ describe('buildControllers', () => {
       'graceful-eviction',
       'remedy',
       'ingress-traffic',
+      'workload-rebalancer',
     ]);
   });
 
@@ -68,6 +69,7 @@ describe('buildControllers', () => {
       'graceful-eviction',
       'remedy',
       'ingress-traffic',
+      'workload-rebalancer',
       'scheduler',
     ]);
   });

@@ -14,11 +14,13 @@ import {
   multiClusterIngressKind,
   resourceBindingKind,
   workKind,
+  workloadRebalancerKind,
   type Cluster,
   type ClusterResourceBinding,
   type MultiClusterIngress,
   type ResourceBinding,
   type Work,
+  type WorkloadRebalancer,
 } from '@kf/api';
 import {
   EventRecorder,
@@ -56,6 +58,7 @@ import { ingressTrafficController } from './controllers/ingress-traffic/controll
 import { remedyController } from './controllers/remedy/controller.ts';
 import { taintManagerController } from './controllers/taint-manager/controller.ts';
 import { taintPolicyController } from './controllers/taint-policy/controller.ts';
+import { workloadRebalancerController } from './controllers/workload-rebalancer/controller.ts';
 import { EXTRA_CONTROLLER_SETS } from './extra-controllers.ts';
 import { createControlPlaneMetrics, type ControlPlaneMetrics } from './metrics.ts';
 import {
@@ -203,6 +206,19 @@ const BUILT_IN: readonly BuiltIn[] = [
         resourceBindings: w.caches.resourceBindings(),
         ingressClient: new ResourceClient<MultiClusterIngress>(w.kubeConfig, multiClusterIngressKind),
         events: w.events,
+      }),
+  },
+  {
+    // Upstream's `workloadRebalancer`, started with no gate.
+    name: 'workload-rebalancer',
+    active: () => true,
+    build: (w, s) =>
+      workloadRebalancerController({
+        rebalancers: w.caches.workloadRebalancers(),
+        rebalancerClient: new ResourceClient<WorkloadRebalancer>(w.kubeConfig, workloadRebalancerKind),
+        bindings: s.bindings(),
+        events: w.events,
+        metrics: s.metrics,
       }),
   },
 ];

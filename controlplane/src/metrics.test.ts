@@ -19,6 +19,8 @@ describe('control-plane metrics', () => {
     expect(text).toContain('karmada_failover_fleet_guard_paused 0');
     expect(text).toContain('karmada_failover_health_to_taint_seconds_count{effect="NoExecute"} 0');
     expect(text).toContain('karmada_failover_clusters{state="unknown"} 0');
+    expect(text).toContain('karmada_failover_workload_rebalances_total{result="Successful"} 0');
+    expect(text).toContain('karmada_failover_workload_rebalances_total{result="Failed"} 0');
   });
 
   it('counts clusters by Ready state at scrape time', async () => {

@@ -3,7 +3,7 @@
  * work-queue families). All use the project prefix; label values are bounded.
  */
 import type { Registry } from 'prom-client';
-import { conditionStatuses, findCondition, type Cluster } from '@kf/api';
+import { conditionStatuses, findCondition, type Cluster, type RebalanceResult } from '@kf/api';
 import { DEFAULT_METRIC_PREFIX, makeCounter, makeGauge, makeHistogram } from '@kf/runtime';
 
 /** Why a binding left a cluster (the `reason` label of `evictions_total`). */
@@ -16,6 +16,9 @@ export type ClusterState = (typeof CLUSTER_STATES)[number];
 
 export const TAINT_EFFECTS = ['NoSchedule', 'NoExecute'] as const;
 
+/** What a workload named by a WorkloadRebalancer came to (the `result` label of `workload_rebalances_total`). */
+export const REBALANCE_RESULTS = ['Successful', 'Failed'] as const satisfies readonly RebalanceResult[];
+
 export interface ControlPlaneMetrics {
   evicted(reason: EvictionReason): void;
   /** Evictions due but waiting for the pace or the fleet guard. */
@@ -23,6 +26,8 @@ export interface ControlPlaneMetrics {
   /** Seconds from the Ready transition to the taint it caused. */
   taintAdded(effect: (typeof TAINT_EFFECTS)[number], seconds: number): void;
   setFleetGuardPaused(paused: boolean): void;
+  /** A workload named by a WorkloadRebalancer got its result. */
+  workloadRebalanced(result: RebalanceResult): void;
 }
 
 /** Buckets for health→taint: a second to the 5-minute holds a policy might ask for. */
@@ -69,6 +74,12 @@ export function createControlPlaneMetrics(
     help: '1 while the fleet guard pauses evictions because too much of the fleet is not ready, else 0.',
   });
   paused.set(0);
+  const rebalances = makeCounter(registry, {
+    name: `${p}workload_rebalances_total`,
+    help: 'Workloads named by WorkloadRebalancers, by result: Successful (a fresh placement asked for) or Failed.',
+    labelNames: ['result'] as const,
+  });
+  for (const result of REBALANCE_RESULTS) rebalances.inc({ result }, 0);
   makeGauge(registry, {
     name: `${p}clusters`,
     help: 'Clusters by the state of their Ready condition (ready, not_ready, unknown).',
@@ -91,6 +102,9 @@ export function createControlPlaneMetrics(
     },
     setFleetGuardPaused: (isPaused) => {
       paused.set(isPaused ? 1 : 0);
+    },
+    workloadRebalanced: (result) => {
+      rebalances.inc({ result });
     },
   };
 }

@@ -14,11 +14,13 @@ import {
   namespaces,
   remedyKind,
   resourceBindingKind,
+  workloadRebalancerKind,
   type Cluster,
   type ClusterResourceBinding,
   type MultiClusterIngress,
   type Remedy,
   type ResourceBinding,
+  type WorkloadRebalancer,
 } from '@kf/api';
 import {
   LEASE_RESOURCE,
@@ -141,6 +143,10 @@ export class SharedCaches {
 
   multiClusterIngresses(): WatchCache<MultiClusterIngress> {
     return this.cache<MultiClusterIngress>(multiClusterIngressKind);
+  }
+
+  workloadRebalancers(): WatchCache<WorkloadRebalancer> {
+    return this.cache<WorkloadRebalancer>(workloadRebalancerKind);
   }
 }
 

@@ -7,6 +7,7 @@ import { clusterPropagationPolicyKind, propagationPolicyKind } from './policy.ts
 import { remedyKind } from './remedy.ts';
 import { clusterTaintPolicyKind } from './taint-policy.ts';
 import { workKind } from './work.ts';
+import { workloadRebalancerKind } from './workload-rebalancer.ts';
 
 export const allKinds: readonly KindDescriptor[] = [
   clusterKind,
@@ -18,4 +19,5 @@ export const allKinds: readonly KindDescriptor[] = [
   clusterTaintPolicyKind,
   remedyKind,
   multiClusterIngressKind,
+  workloadRebalancerKind,
 ];

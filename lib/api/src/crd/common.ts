@@ -79,6 +79,11 @@ export const bounds = {
   smallList: 100,
   /** Remedy actions: one value is defined; room for more to come. */
   remedyActions: 16,
+  /**
+   * Workloads one WorkloadRebalancer names: the batch a person moves back after a recovery; more
+   * is better split over several rebalancers (each one walks its whole list on every reconcile).
+   */
+  rebalancedWorkloads: 1000,
   /** Hosts, TLS entries, rules and paths of one MultiClusterIngress (Ingress itself has no limit). */
   ingressEntries: 1000,
   /** URLs, HTTP header values, JSONPath templates and ingress paths. */

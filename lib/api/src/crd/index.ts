@@ -10,6 +10,7 @@ import { clusterPropagationPolicyCrd, propagationPolicyCrd } from './policy.ts';
 import { remedyCrd } from './remedy.ts';
 import { clusterTaintPolicyCrd } from './taint-policy.ts';
 import { workCrd } from './work.ts';
+import { workloadRebalancerCrd } from './workload-rebalancer.ts';
 
 export type { CustomResourceDefinition, PrinterColumn } from './definition.ts';
 export type { Schema, ValidationRule } from './schema.ts';
@@ -28,6 +29,7 @@ export function customResourceDefinitions(): readonly CustomResourceDefinition[]
     clusterTaintPolicyCrd(),
     remedyCrd(),
     multiClusterIngressCrd(),
+    workloadRebalancerCrd(),
   ];
 }
 
