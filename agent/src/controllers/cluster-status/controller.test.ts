@@ -29,11 +29,17 @@ function member1(ready: 'True' | 'Unknown'): Cluster {
  * the control plane has marked it Unknown: how often a sync reads the Cluster from the API server
  * and which Ready it writes, with or without a reconnection of its heartbeat first.
  */
-async function syncAfter(opts: {
-  readonly reconnected: boolean;
-}): Promise<{ readonly finds: number; readonly written: readonly string[] }> {
+async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
+  readonly finds: number;
+  readonly gets: number;
+  readonly collections: number;
+  readonly written: readonly string[];
+  readonly recheckInMs: number | undefined;
+}> {
   const written: string[] = [];
   let finds = 0;
+  let gets = 0;
+  let collections = 0;
   const reconnected = new KeyTrigger();
   const controller = clusterStatusController({
     clusterName: 'member1',
@@ -47,7 +53,10 @@ async function syncAfter(opts: {
         finds++;
         return Promise.resolve(member1('Unknown'));
       },
-      get: () => Promise.resolve(member1('Unknown')),
+      get: () => {
+        gets++;
+        return Promise.resolve(member1('Unknown'));
+      },
       replaceStatus: (c: Cluster) => {
         const status: ClusterStatus = c.status ?? {};
         written.push(status.conditions?.find((x) => x.type === 'Ready')?.status ?? 'none');
@@ -56,7 +65,10 @@ async function syncAfter(opts: {
     } as unknown as ResourceClient<Cluster>,
     member: {
       probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
-      version: () => Promise.resolve('v1.36.3'),
+      version: () => {
+        collections++;
+        return Promise.resolve('v1.36.3');
+      },
       discover: () => Promise.resolve({ groupVersions: [], partial: false }),
     },
     thresholds: { successMs: 3_000, failureMs: 3_000 },
@@ -70,17 +82,24 @@ async function syncAfter(opts: {
   });
   for (const source of controller.sources) source.onChange(() => undefined);
   if (opts.reconnected) reconnected.fire('member1');
-  await controller.reconcile('member1', {
+  const outcome = await controller.reconcile('member1', {
     log: createLogger({ component: 'test', level: 'silent' }),
     now: () => Date.parse('2026-11-20T10:00:30Z'),
     signal: new AbortController().signal,
   });
-  return { finds, written };
+  return { finds, gets, collections, written, recheckInMs: outcome.recheckInMs };
 }
 
 describe('cluster-status controller, after its heartbeat reconnected', () => {
   it('reads its Cluster from the API server once and writes Ready back over an Unknown its cache missed', async () => {
-    expect(await syncAfter({ reconnected: true })).toEqual({ finds: 1, written: ['True'] });
+    // One read, the answer at once (no second read, no collection first), the collection next.
+    expect(await syncAfter({ reconnected: true })).toEqual({
+      finds: 1,
+      gets: 0,
+      collections: 0,
+      written: ['True'],
+      recheckInMs: 0,
+    });
   });
 
   it('trusts a live cache otherwise (one read per period would load the control plane)', async () => {

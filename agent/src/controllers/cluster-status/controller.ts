@@ -18,9 +18,11 @@
  */
 import {
   clusterConditionTypes,
+  conditionStatuses,
   findCondition,
   isConditionTrue,
   type Cluster,
+  type ClusterCondition,
   type ClusterStatus,
   type ConditionUpdate,
 } from '@kf/api';
@@ -92,14 +94,7 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
     ],
     async reconcile(name, { log, now, signal }) {
       const call = callOptions(deps.periodMs, signal);
-      const doubted = doubtCache;
-      doubtCache = false;
-      const cluster = await currentCluster(deps, name, { fromServer: doubted, call }).catch(
-        (err: unknown) => {
-          doubtCache ||= doubted; // not read: the next sync reads fresh instead
-          throw err;
-        },
-      );
+      const { cluster, fromServer } = await readCluster(name, call);
       if (cluster === undefined) {
         memory = undefined;
         return converged(); // deleted: nothing to report on
@@ -113,41 +108,71 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
       );
       memory = decision.memory;
       const ready = decision.kind === 'observed' ? decision.condition : undefined;
+      const answer = answersSilence(stored, ready);
       const plan = await planSync(
         deps,
-        { ready, collect: health.healthy && ready?.status === 'True' },
+        { ready, collect: health.healthy && ready?.status === 'True' && !answer },
         log,
         signal,
       );
-      const written = await writeStatus(deps, { cached: cluster, ...plan, now, call });
-      if (written !== undefined && ready !== undefined && stored?.status !== ready.status) {
-        log.info({ ready: ready.status, reason: ready.reason }, 'Ready changed');
-      }
-      const current = written ?? cluster;
-      deps.metrics.observeCluster(current, isConditionTrue(current.status, clusterConditionTypes.ready));
-      deps.metrics.statusSyncSeconds((deps.monotonic() - startedAt) / 1000);
+      const base = fromServer ? cluster : undefined;
+      const written = await writeStatus(deps, { cached: cluster, ...plan, now, call, base });
+      report(deps, log, { cluster, written, stored, ready, startedAt });
+      if (answer && written !== undefined) return recheckIn(0); // now collect what was skipped
       return next(deps.periodMs, decision.kind === 'held' ? decision.flipAtMs - now() : undefined);
     },
   };
+
+  /** The Cluster, read from the API server after a reconnection (once) or while the watch fails. */
+  async function readCluster(
+    name: string,
+    call: CallOptions,
+  ): Promise<{ cluster: Cluster | undefined; fromServer: boolean }> {
+    const doubted = doubtCache;
+    doubtCache = false;
+    const fromServer = doubted || !deps.clusters.isLive();
+    if (!fromServer) return { cluster: deps.clusters.get(name), fromServer };
+    try {
+      return { cluster: await deps.clusterClient.find(name, call), fromServer };
+    } catch (err: unknown) {
+      doubtCache ||= doubted; // not read: the next sync reads fresh instead
+      throw err;
+    }
+  }
+}
+
+/** Logs a change of Ready and records the sync in the metrics. */
+function report(
+  deps: ClusterStatusDeps,
+  log: Logger,
+  s: {
+    readonly cluster: Cluster;
+    readonly written: Cluster | undefined;
+    readonly stored: ClusterCondition | undefined;
+    readonly ready: ConditionUpdate | undefined;
+    readonly startedAt: number;
+  },
+): void {
+  if (s.written !== undefined && s.ready !== undefined && s.stored?.status !== s.ready.status) {
+    log.info({ ready: s.ready.status, reason: s.ready.reason }, 'Ready changed');
+  }
+  const current = s.written ?? s.cluster;
+  deps.metrics.observeCluster(current, isConditionTrue(current.status, clusterConditionTypes.ready));
+  deps.metrics.statusSyncSeconds((deps.monotonic() - s.startedAt) / 1000);
+}
+
+/**
+ * The control plane marked the cluster Unknown (it heard nothing from the agent for a while) and
+ * the agent finds it Ready: that answer goes out at once, and the status collection (member
+ * discovery, version, inventory) follows in the next sync instead of delaying it.
+ */
+function answersSilence(stored: ClusterCondition | undefined, ready: ConditionUpdate | undefined): boolean {
+  return stored?.status === conditionStatuses.unknown && ready?.status === conditionStatuses.true;
 }
 
 /** One period as the deadline of each control-plane call (the client's default without a loop). */
 function callOptions(periodMs: number, signal: AbortSignal): CallOptions {
   return periodMs > 0 ? { signal, timeoutMs: Math.max(1_000, periodMs) } : { signal };
-}
-
-/**
- * The Cluster from the cache while its watch is live and nothing casts doubt on it, else from the
- * API server: a failing watch may hide a change of Ready (its events come once it reconnects, and
- * queue a sync then).
- */
-async function currentCluster(
-  deps: ClusterStatusDeps,
-  name: string,
-  how: { readonly fromServer: boolean; readonly call: CallOptions },
-): Promise<Cluster | undefined> {
-  if (!how.fromServer && deps.clusters.isLive()) return deps.clusters.get(name);
-  return deps.clusterClient.find(name, how.call);
 }
 
 /** Queues the keys of a Cluster whose Ready status changed, whoever wrote it. */
@@ -229,13 +254,24 @@ async function collect(
  */
 async function writeStatus(
   deps: ClusterStatusDeps,
-  w: SyncPlan & { readonly cached: Cluster; readonly now: () => number; readonly call: CallOptions },
+  w: SyncPlan & {
+    readonly cached: Cluster;
+    readonly now: () => number;
+    readonly call: CallOptions;
+    /** A Cluster just read from the API server: the first write starts from it, not a new read. */
+    readonly base: Cluster | undefined;
+  },
 ): Promise<Cluster | undefined> {
   const { cached, conditions, collected, now, call } = w;
+  let base = w.base;
   if (planClusterStatus(cached.status, conditions, collected, now()) === undefined) return undefined;
   let written: Cluster | undefined;
   await updateWithRetry<Cluster>({
-    read: () => deps.clusterClient.get(deps.clusterName, call),
+    read: () => {
+      const fresh = base;
+      base = undefined; // a Conflict reads again
+      return fresh === undefined ? deps.clusterClient.get(deps.clusterName, call) : Promise.resolve(fresh);
+    },
     mutate: (current) => {
       const status: ClusterStatus | undefined = planClusterStatus(
         current.status,
