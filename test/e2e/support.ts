@@ -183,20 +183,23 @@ export async function eventsAbout(
   return items.filter((e) => e.involvedObject.name === name && e.reason === reason);
 }
 
+/** The values of every series of `name` that `url`'s /metrics serves, labelled or not. */
+async function samplesOf(url: string, name: string): Promise<number[]> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+}
+
 /** One unlabelled sample of the control plane's /metrics (undefined when absent). */
 export async function controlPlaneMetric(fed: FailoverFederation, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${fed.controlPlaneUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  return (await samplesOf(fed.controlPlaneUrl, name))[0];
 }
 
 /** The sum of every series of `name` on a member agent's /metrics (0 when absent). */
 export async function agentMetric(fed: FailoverFederation, member: string, name: string): Promise<number> {
-  const text = await (await fetch(`${fed.agentUrl(member)}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  return (await samplesOf(fed.agentUrl(member), name)).reduce((sum, v) => sum + v, 0);
 }
 
 /**
