@@ -4,7 +4,7 @@ import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import type { AgentMetrics } from '../../metrics.ts';
 import { KeyTrigger } from '../key-trigger.ts';
-import { clusterStatusController } from './controller.ts';
+import { clusterStatusController, retryCapMs } from './controller.ts';
 
 function member1(ready: 'True' | 'Unknown'): Cluster {
   return {
@@ -35,6 +35,7 @@ async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
   readonly collections: number;
   readonly written: readonly string[];
   readonly recheckInMs: number | undefined;
+  readonly maxRetryDelayMs: number | undefined;
 }> {
   const written: string[] = [];
   let finds = 0;
@@ -87,7 +88,14 @@ async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
     now: () => Date.parse('2026-11-20T10:00:30Z'),
     signal: new AbortController().signal,
   });
-  return { finds, gets, collections, written, recheckInMs: outcome.recheckInMs };
+  return {
+    finds,
+    gets,
+    collections,
+    written,
+    recheckInMs: outcome.recheckInMs,
+    maxRetryDelayMs: controller.maxRetryDelayMs,
+  };
 }
 
 describe('cluster-status controller, after its heartbeat reconnected', () => {
@@ -99,10 +107,18 @@ describe('cluster-status controller, after its heartbeat reconnected', () => {
       collections: 0,
       written: ['True'],
       recheckInMs: 0,
+      maxRetryDelayMs: 250,
     });
   });
 
   it('trusts a live cache otherwise (one read per period would load the control plane)', async () => {
     expect((await syncAfter({ reconnected: false })).finds).toBe(0);
+  });
+});
+
+describe('cluster-status controller, after a failed sync', () => {
+  it('retries within a quarter of the status period, however long the outage was', async () => {
+    expect((await syncAfter({ reconnected: false })).maxRetryDelayMs).toBe(250);
+    expect(retryCapMs(10_000)).toBe(2_500);
   });
 });

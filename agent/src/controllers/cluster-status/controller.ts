@@ -82,9 +82,10 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
     name: 'cluster-status',
     // The periodic requeue drives this controller; a resync would only add extra probes.
     resyncPeriodMs: 0,
-    // A failed sync (the control plane unreachable) is retried within one period, not after a
-    // backoff that grew during the outage: Ready is reasserted within a period of the link's return.
-    ...(deps.periodMs > 0 ? { maxRetryDelayMs: deps.periodMs } : {}),
+    // A failed sync (the control plane unreachable) is retried within a quarter period, not after a
+    // backoff that grew during the outage: Ready is reasserted well within a period of the link's
+    // return. Four tries per period against an unreachable control plane stay cheap.
+    ...(deps.periodMs > 0 ? { maxRetryDelayMs: retryCapMs(deps.periodMs) } : {}),
     // Status writes queue a sync only when they change Ready: then the stored verdict may no longer
     // be the agent's. Create, delete and spec changes always do.
     sources: [
@@ -168,6 +169,11 @@ function report(
  */
 function answersSilence(stored: ClusterCondition | undefined, ready: ConditionUpdate | undefined): boolean {
   return stored?.status === conditionStatuses.unknown && ready?.status === conditionStatuses.true;
+}
+
+/** The longest wait before retrying a failed sync: a quarter period. */
+export function retryCapMs(periodMs: number): number {
+  return periodMs / 4;
 }
 
 /** One period as the deadline of each control-plane call (the client's default without a loop). */

@@ -2,8 +2,9 @@
  * Renews the cluster heartbeat Lease `karmada-cluster/<cluster>` in the control plane every
  * lease duration × renew fraction (+0–4 % jitter, measured after each renewal), whatever the
  * member's health: the Lease says "the agent is alive and connected". It runs on the leader only;
- * it never deletes the Lease (the Cluster owns it). Failures are logged and retried next tick; the
- * first renewal after failures tells `onReconnected`, so that the agent reasserts its status.
+ * it never deletes the Lease (the Cluster owns it). Failures are logged and retried after a quarter
+ * interval (see `nextTickDelayMs`); the first renewal after failures tells `onReconnected`, so that
+ * the agent reasserts its status.
  */
 import {
   isAlreadyExists,
@@ -16,7 +17,7 @@ import {
 import { namespaces } from '@kf/api';
 import type { Clock, Logger, Runnable } from '@kf/runtime';
 import type { AgentMetrics } from '../../metrics.ts';
-import { planHeartbeat } from './lease-plan.ts';
+import { nextTickDelayMs, planHeartbeat } from './lease-plan.ts';
 
 export interface HeartbeatDeps {
   readonly clusterName: string;
@@ -60,8 +61,7 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
             deps.onReconnected?.();
           }
         }
-        // Upstream's jitter (0–4 %) keeps many agents from renewing in lockstep.
-        const waitMs = deps.renewIntervalMs * (1 + 0.04 * deps.random());
+        const waitMs = nextTickDelayMs(deps.renewIntervalMs, written === undefined, deps.random);
         try {
           await deps.clock.sleep(waitMs, signal);
         } catch {
@@ -96,14 +96,14 @@ async function renewOnce(
       if (stop.aborted) return undefined;
       if (signal.aborted || (attempt > 1 && !isStaleBase(err))) {
         deps.metrics.leaseRenewFailed();
-        log.warn({ err: toKubeError(err), attempt }, 'heartbeat lease renewal failed; retrying next period');
+        log.warn({ err: toKubeError(err), attempt }, 'heartbeat lease renewal failed; retrying shortly');
         return undefined;
       }
       base = await fresh(deps, signal).catch(() => undefined); // stale base: start from what is there
     }
   }
   deps.metrics.leaseRenewFailed();
-  log.warn({ attempts: MAX_ATTEMPTS }, 'heartbeat lease kept changing; retrying next period');
+  log.warn({ attempts: MAX_ATTEMPTS }, 'heartbeat lease kept changing; retrying shortly');
   return undefined;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '@kf/kube';
-import { planHeartbeat, renewIntervalMs } from './lease-plan.ts';
+import { nextTickDelayMs, planHeartbeat, renewIntervalMs } from './lease-plan.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00.123Z');
 const input = { cluster: 'member1', clusterUid: 'uid-1', leaseDurationSeconds: 40, nowMs: T0 };
@@ -54,5 +54,23 @@ describe('planHeartbeat', () => {
 
   it('renews every lease duration × fraction', () => {
     expect(renewIntervalMs(40_000, 0.25)).toBe(10_000);
+  });
+});
+
+describe('nextTickDelayMs', () => {
+  it('waits one interval plus 0–4 % after a renewal', () => {
+    expect(nextTickDelayMs(10_000, false, () => 0)).toBe(10_000);
+    expect(nextTickDelayMs(10_000, false, () => 1)).toBe(10_400);
+  });
+
+  it('retries a quarter interval plus 0–25 % after a failed tick', () => {
+    expect(nextTickDelayMs(10_000, true, () => 0)).toBe(2_500);
+    expect(nextTickDelayMs(10_000, true, () => 1)).toBe(3_125);
+  });
+
+  it('never retries a failure later than it would renew after a success', () => {
+    for (const r of [0, 0.3, 0.7, 1]) {
+      expect(nextTickDelayMs(1_000, true, () => r)).toBeLessThan(nextTickDelayMs(1_000, false, () => 0));
+    }
   });
 });

@@ -57,3 +57,16 @@ export function planHeartbeat(existing: Lease | undefined, input: HeartbeatInput
 export function renewIntervalMs(leaseDurationMs: number, fraction: number): number {
   return leaseDurationMs * fraction;
 }
+
+/**
+ * How long the heartbeat waits before its next tick. After a renewal: one renew interval plus
+ * 0–4 % (upstream's jitter, so that many agents do not renew in lockstep). After a failed tick: a
+ * quarter of that, plus 0–25 %. A link that comes back is then used within a quarter interval, not
+ * a whole one: the Lease is renewed (and the agent's status reasserted) that much sooner, which is
+ * what keeps a Ready=Unknown written during the outage short-lived. Four tries per interval against
+ * an unreachable control plane stay cheap, and the wider jitter spreads a fleet of agents that all
+ * failed at once (the control plane restarting) when they come back.
+ */
+export function nextTickDelayMs(intervalMs: number, lastTickFailed: boolean, random: () => number): number {
+  return lastTickFailed ? (intervalMs / 4) * (1 + 0.25 * random()) : intervalMs * (1 + 0.04 * random());
+}
