@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceBinding } from '@kf/api';
-import type { CoreEvent } from '@kf/kube';
+import type { ResourceBinding, WorkloadRebalancer, WorkloadReference } from '@kf/api';
+import { KubeError, type CoreEvent } from '@kf/kube';
 import { clusterObject } from '../../scheduler/test-builders.ts';
 import { explainBinding, type ExplainInput, type ExplainSettings } from './explain.ts';
 import { renderExplanation, span, table, when } from './render.ts';
+import { readRebalancers } from './run.ts';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const settings: ExplainSettings = {
@@ -405,6 +406,243 @@ describe('explainBinding', () => {
     expect(text).toMatch(
       /Recent events:\n +LAST SEEN .*\n +2026-01-01T00:05:01Z \(4m59s ago\) +Normal +ScheduleBindingSucceed/,
     );
+  });
+});
+
+describe('rebalances', () => {
+  const web: WorkloadReference = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: 'default',
+    name: 'web',
+  };
+  const rebalancer = (
+    name: string,
+    workloads: readonly WorkloadReference[],
+    status?: WorkloadRebalancer['status'],
+    ttlSecondsAfterFinished?: number,
+  ): WorkloadRebalancer => ({
+    metadata: { name, creationTimestamp: '2026-01-01T00:08:00Z' },
+    spec: { workloads, ...(ttlSecondsAfterFinished === undefined ? {} : { ttlSecondsAfterFinished }) },
+    ...(status === undefined ? {} : { status }),
+  });
+  const other: WorkloadReference = { ...web, name: 'api' };
+  const rebalancesOf = (over: Partial<ExplainInput>) => explainBinding(input(over)).rebalances;
+
+  it('is empty without rebalancers', () => {
+    expect(explainBinding(input()).rebalances).toEqual({
+      unreadable: undefined,
+      rebalancers: [],
+      reschedule: undefined,
+    });
+  });
+
+  it('says a rebalancer without a result for the workload is pending', () => {
+    const pending = [
+      rebalancer('fresh', [other, web]),
+      rebalancer('half-done', [other, web], {
+        observedWorkloads: [{ workload: other, result: 'Successful' }, { workload: web }],
+      }),
+    ];
+    expect(rebalancesOf({ rebalancers: pending }).rebalancers).toEqual([
+      {
+        rebalancer: 'fresh',
+        state: 'pending',
+        reason: undefined,
+        createdAtMs: Date.parse('2026-01-01T00:08:00Z'),
+        finishedAtMs: undefined,
+        deletedAtMs: undefined,
+      },
+      expect.objectContaining({ rebalancer: 'half-done', state: 'pending' }) as unknown,
+    ]);
+  });
+
+  it('reports a succeeded and a failed rebalance, the reason with the failure', () => {
+    const done = [
+      rebalancer('ok', [web], { observedWorkloads: [{ workload: web, result: 'Successful' }] }),
+      rebalancer('lost', [web], {
+        observedWorkloads: [{ workload: web, result: 'Failed', reason: 'ReferencedBindingNotFound' }],
+      }),
+    ];
+    expect(
+      rebalancesOf({ rebalancers: done }).rebalancers.map((r) => [r.rebalancer, r.state, r.reason]),
+    ).toEqual([
+      ['lost', 'failed', 'ReferencedBindingNotFound'],
+      ['ok', 'succeeded', undefined],
+    ]);
+  });
+
+  it('ignores rebalancers naming another workload, by any of the four fields', () => {
+    const others = [
+      rebalancer('name', [other]),
+      rebalancer('kind', [{ ...web, kind: 'StatefulSet' }]),
+      rebalancer('version', [{ ...web, apiVersion: 'apps/v1beta1' }]),
+      rebalancer('namespace', [{ ...web, namespace: 'prod' }]),
+      rebalancer('cluster-scoped', [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }]),
+      // A result for the workload in the status alone does not name it.
+      rebalancer('status-only', [other], { observedWorkloads: [{ workload: web, result: 'Successful' }] }),
+    ];
+    expect(rebalancesOf({ rebalancers: [...others, rebalancer('this', [web])] }).rebalancers).toEqual([
+      expect.objectContaining({ rebalancer: 'this' }) as unknown,
+    ]);
+  });
+
+  it('matches a cluster-scoped template with an unset or empty namespace only', () => {
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' };
+    const crb: ResourceBinding = {
+      ...binding,
+      metadata: { name: 'reader-clusterrole' },
+      spec: { ...binding.spec, resource: role },
+    };
+    const rebalancers = [
+      rebalancer('unset', [role]),
+      rebalancer('empty', [{ ...role, namespace: '' }]),
+      rebalancer('namespaced', [{ ...role, namespace: 'default' }]),
+    ];
+    const found = rebalancesOf({ binding: crb, clusterScoped: true, rebalancers }).rebalancers;
+    expect(found.map((r) => r.rebalancer)).toEqual(['empty', 'unset']);
+  });
+
+  it('says a reschedule asked after the last placement waits for the scheduler', () => {
+    const asked = (rescheduleTriggeredAt: string, lastScheduledTime?: string): ResourceBinding => ({
+      ...binding,
+      spec: { ...binding.spec, rescheduleTriggeredAt },
+      status: { ...binding.status, ...(lastScheduledTime === undefined ? {} : { lastScheduledTime }) },
+    });
+    expect(
+      rebalancesOf({ binding: asked('2026-01-01T00:08:00Z', '2026-01-01T00:05:01Z') }).reschedule,
+    ).toEqual({
+      requestedAtMs: Date.parse('2026-01-01T00:08:00Z'),
+      lastScheduledAtMs: Date.parse('2026-01-01T00:05:01Z'),
+      waitingForScheduler: true,
+    });
+    expect(
+      rebalancesOf({ binding: asked('2026-01-01T00:08:00Z', '2026-01-01T00:08:00Z') }).reschedule
+        ?.waitingForScheduler,
+    ).toBe(false);
+    expect(
+      rebalancesOf({ binding: asked('2026-01-01T00:08:00Z', '2026-01-01T00:09:00Z') }).reschedule
+        ?.waitingForScheduler,
+    ).toBe(false);
+    expect(rebalancesOf({ binding: asked('2026-01-01T00:08:00Z') }).reschedule).toEqual({
+      requestedAtMs: Date.parse('2026-01-01T00:08:00Z'),
+      lastScheduledAtMs: undefined,
+      waitingForScheduler: false,
+    });
+  });
+
+  it('gives the TTL deadline of a finished rebalancer that has one', () => {
+    const finished = {
+      observedWorkloads: [{ workload: web, result: 'Successful' as const }],
+      finishTime: '2026-01-01T00:09:00Z',
+    };
+    const [withTtl, withoutTtl, unfinished] = rebalancesOf({
+      rebalancers: [
+        rebalancer('a-ttl', [web], finished, 300),
+        rebalancer('b-kept', [web], finished),
+        rebalancer(
+          'c-running',
+          [web, other],
+          { observedWorkloads: [{ workload: web, result: 'Successful' }] },
+          300,
+        ),
+      ],
+    }).rebalancers;
+    expect(withTtl).toMatchObject({
+      finishedAtMs: Date.parse('2026-01-01T00:09:00Z'),
+      deletedAtMs: Date.parse('2026-01-01T00:14:00Z'),
+    });
+    expect(withoutTtl).toMatchObject({
+      finishedAtMs: Date.parse('2026-01-01T00:09:00Z'),
+      deletedAtMs: undefined,
+    });
+    expect(unfinished).toMatchObject({ state: 'succeeded', finishedAtMs: undefined, deletedAtMs: undefined });
+  });
+
+  it('says why rebalancers could not be read', () => {
+    expect(rebalancesOf({ rebalancersUnreadable: 'forbidden (403): no' }).unreadable).toBe(
+      'forbidden (403): no',
+    );
+  });
+
+  it('renders the section as text and keeps it in the JSON', () => {
+    expect(renderExplanation(explainBinding(input()), NOW)).toMatch(/\nRebalances:\n {2}\(none\)\n$/);
+    const e = explainBinding(
+      input({
+        binding: {
+          ...binding,
+          spec: { ...binding.spec, rescheduleTriggeredAt: '2026-01-01T00:08:00Z' },
+          status: { ...binding.status, lastScheduledTime: '2026-01-01T00:05:01Z' },
+        },
+        rebalancers: [
+          rebalancer(
+            'move-back',
+            [web],
+            {
+              observedWorkloads: [{ workload: web, result: 'Successful' }],
+              finishTime: '2026-01-01T00:09:00Z',
+            },
+            600,
+          ),
+          {
+            ...rebalancer('lost', [web], {
+              observedWorkloads: [{ workload: web, result: 'Failed', reason: 'ReferencedBindingNotFound' }],
+            }),
+            metadata: { name: 'lost', creationTimestamp: '2026-01-01T00:09:30Z' },
+          },
+        ],
+      }),
+    );
+    const text = renderExplanation(e, NOW);
+    expect(text).toMatch(
+      /Rebalances:\n {2}REBALANCER +STATE +CREATED +FINISHED +DELETED \(TTL\)\n {2}move-back +succeeded +2026-01-01T00:08:00Z \(2m ago\) +2026-01-01T00:09:00Z \(1m ago\) +2026-01-01T00:19:00Z \(in 9m\)\n {2}lost +failed \(ReferencedBindingNotFound\) +2026-01-01T00:09:30Z \(30s ago\) +- +-\n/,
+    );
+    expect(text).toContain(
+      '  reschedule requested 2026-01-01T00:08:00Z (2m ago): waiting for the scheduler ' +
+        '(last scheduled 2026-01-01T00:05:01Z (4m59s ago))\n',
+    );
+    const json = JSON.parse(JSON.stringify(e)) as { rebalances: unknown };
+    expect(json.rebalances).toMatchObject({
+      rebalancers: [
+        { rebalancer: 'move-back', state: 'succeeded' },
+        { rebalancer: 'lost', state: 'failed' },
+      ],
+      reschedule: { waitingForScheduler: true },
+    });
+    const unreadable = explainBinding(input({ rebalancersUnreadable: 'forbidden (403): no' }));
+    expect(renderExplanation(unreadable, NOW)).toMatch(
+      /\nRebalances:\n {2}WorkloadRebalancers could not be read: forbidden \(403\): no\n$/,
+    );
+  });
+});
+
+describe('readRebalancers', () => {
+  const failing = (err: Error) => () => Promise.reject(err);
+
+  it('returns the listed rebalancers', async () => {
+    const items = [{ metadata: { name: 'r' }, spec: { workloads: [] } }];
+    expect(await readRebalancers(() => Promise.resolve({ items }))).toEqual({ rebalancers: items });
+  });
+
+  it('says why on 403 and 404 instead of failing', async () => {
+    const forbidden = new KubeError('Forbidden', 'cannot list workloadrebalancers', { status: 403 });
+    expect(await readRebalancers(failing(forbidden))).toEqual({
+      rebalancers: [],
+      unreadable: 'forbidden (403): cannot list workloadrebalancers',
+    });
+    const missing = new KubeError('NotFound', 'the server could not find the requested resource', {
+      status: 404,
+    });
+    expect(await readRebalancers(failing(missing))).toEqual({
+      rebalancers: [],
+      unreadable:
+        'not served (404: WorkloadRebalancer CRD not installed?): the server could not find the requested resource',
+    });
+  });
+
+  it('fails on anything else', async () => {
+    const down = new KubeError('Unavailable', 'etcd is down', { status: 503 });
+    await expect(readRebalancers(failing(down))).rejects.toBe(down);
   });
 });
 

@@ -3,7 +3,8 @@
  * health, the scheduler's verdict on every other cluster (the pure filters re-run on the current
  * Clusters), graceful eviction tasks and eviction history with their deadlines, and what cluster
  * failover (NoExecute taints against the applied tolerations, gates and flags) and application
- * failover (health against the policy, gates) would do next. Pure: data and `nowMs` in, a report out.
+ * failover (health against the policy, gates) would do next, and the WorkloadRebalancers that name
+ * its resource template. Pure: data and `nowMs` in, a report out.
  */
 import {
   annotations,
@@ -12,15 +13,19 @@ import {
   givenPurgeMode,
   parseTime,
   purgeModes,
+  rebalanceResults,
   resourceHealths,
   taintEffects,
   type ApplicationFailoverBehavior,
   type Cluster,
   type GracefulEvictionTask,
   type PurgeMode,
+  type RebalanceResult,
   type ResourceBinding,
   type ResourceHealth,
   type Taint,
+  type WorkloadRebalancer,
+  type WorkloadReference,
 } from '@kf/api';
 import type { CoreEvent } from '@kf/kube';
 import { DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS } from '../../controllers/cluster-health/heartbeat.ts';
@@ -61,6 +66,10 @@ export interface ExplainInput {
   readonly events?: readonly CoreEvent[];
   /** `spec.renewTime` of each cluster's heartbeat Lease, by cluster name. */
   readonly leaseRenewedAtMs?: ReadonlyMap<string, number>;
+  /** Every WorkloadRebalancer; the ones naming the binding's resource template are picked out. */
+  readonly rebalancers?: readonly WorkloadRebalancer[];
+  /** Why the WorkloadRebalancers could not be read (no RBAC, CRD not installed), when they could not. */
+  readonly rebalancersUnreadable?: string;
 }
 
 export interface PlacedCluster {
@@ -124,6 +133,36 @@ export interface EventReport {
   readonly count: number;
 }
 
+/** One WorkloadRebalancer that names the binding's resource template, and where it stands for it. */
+export interface RebalanceReport {
+  readonly rebalancer: string;
+  /** `pending`: the rebalancer has no result for this workload yet (not written, or to be retried). */
+  readonly state: 'pending' | 'succeeded' | 'failed';
+  /** Why it failed (`ReferencedBindingNotFound`). */
+  readonly reason: string | undefined;
+  readonly createdAtMs: number | undefined;
+  /** `status.finishTime`: every workload of the rebalancer has a result. */
+  readonly finishedAtMs: number | undefined;
+  /** When the rebalancer is deleted: `finishTime` + `ttlSecondsAfterFinished`, both set. */
+  readonly deletedAtMs: number | undefined;
+}
+
+/** The binding's own request for a fresh placement (`spec.rescheduleTriggeredAt`), however written. */
+export interface RescheduleReport {
+  readonly requestedAtMs: number;
+  readonly lastScheduledAtMs: number | undefined;
+  /** Requested after the last placement: the scheduler places the binding afresh when it next looks. */
+  readonly waitingForScheduler: boolean;
+}
+
+export interface RebalancesReport {
+  /** Why the WorkloadRebalancers could not be read; `rebalancers` is then empty, not known empty. */
+  readonly unreadable: string | undefined;
+  /** Oldest first. */
+  readonly rebalancers: readonly RebalanceReport[];
+  readonly reschedule: RescheduleReport | undefined;
+}
+
 /** How many of the binding's latest Events the report keeps. */
 export const EXPLAIN_EVENT_LIMIT = 10;
 
@@ -143,6 +182,8 @@ export interface Explanation {
   readonly applicationFailover: FailoverReport;
   /** The binding's latest Events, newest first (evictions, scheduling, Work sync). */
   readonly events: readonly EventReport[];
+  /** WorkloadRebalancers naming the binding's template, and whether a reschedule awaits the scheduler. */
+  readonly rebalances: RebalancesReport;
 }
 
 export function explainBinding(input: ExplainInput): Explanation {
@@ -166,7 +207,68 @@ export function explainBinding(input: ExplainInput): Explanation {
     clusterFailover: clusterFailover(input),
     applicationFailover: applicationFailover(input),
     events: eventsOf(input),
+    rebalances: rebalancesOf(input),
   };
+}
+
+function rebalancesOf(input: ExplainInput): RebalancesReport {
+  const b = input.binding;
+  const template = b.spec.resource;
+  const rebalancers = (input.rebalancers ?? [])
+    .filter((rb) => rb.spec.workloads.some((w) => isSameWorkload(w, template)))
+    .map((rb) => rebalanceReport(rb, template))
+    .sort((x, y) => (x.createdAtMs ?? 0) - (y.createdAtMs ?? 0) || compareText(x.rebalancer, y.rebalancer));
+  const requestedAtMs = parseTime(b.spec.rescheduleTriggeredAt);
+  const lastScheduledAtMs = parseTime(b.status?.lastScheduledTime);
+  return {
+    unreadable: input.rebalancersUnreadable,
+    rebalancers,
+    reschedule:
+      requestedAtMs === undefined
+        ? undefined
+        : {
+            requestedAtMs,
+            lastScheduledAtMs,
+            // The scheduler's own test: both times readable, the request the later.
+            waitingForScheduler: lastScheduledAtMs !== undefined && requestedAtMs > lastScheduledAtMs,
+          },
+  };
+}
+
+function rebalanceReport(rb: WorkloadRebalancer, template: WorkloadReference): RebalanceReport {
+  const observed = rb.status?.observedWorkloads?.find((o) => isSameWorkload(o.workload, template));
+  const state = rebalanceState(observed?.result);
+  const finishedAtMs = parseTime(rb.status?.finishTime);
+  const ttl = rb.spec.ttlSecondsAfterFinished;
+  return {
+    rebalancer: rb.metadata.name ?? '',
+    state,
+    reason: state === 'failed' ? observed?.reason : undefined,
+    createdAtMs: parseTime(rb.metadata.creationTimestamp),
+    finishedAtMs,
+    deletedAtMs: finishedAtMs === undefined || ttl === undefined ? undefined : finishedAtMs + ttl * 1000,
+  };
+}
+
+function rebalanceState(result: RebalanceResult | undefined): RebalanceReport['state'] {
+  if (result === rebalanceResults.successful) return 'succeeded';
+  if (result === rebalanceResults.failed) return 'failed';
+  return 'pending';
+}
+
+/** The rebalancer's identity of a workload: all four fields, an unset namespace as empty. */
+function isSameWorkload(a: WorkloadReference, b: WorkloadReference): boolean {
+  return (
+    a.apiVersion === b.apiVersion &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    (a.namespace ?? '') === (b.namespace ?? '')
+  );
+}
+
+function compareText(a: string, b: string): number {
+  if (a < b) return -1;
+  return a > b ? 1 : 0;
 }
 
 function eventsOf(input: ExplainInput): EventReport[] {

@@ -1,5 +1,5 @@
 /** Renders an {@link Explanation} as text: one section per question, aligned tables, times in UTC. */
-import type { Explanation, FailoverReport } from './explain.ts';
+import type { Explanation, FailoverReport, RebalancesReport } from './explain.ts';
 
 /** Columns padded to their widest cell, two spaces apart. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
@@ -92,6 +92,7 @@ export function renderExplanation(e: Explanation, nowMs: number): string {
     const rows = e.events.map((v) => [when(v.atMs, nowMs), v.type, v.reason, String(v.count), v.message]);
     lines.push(...indent(table(['LAST SEEN', 'TYPE', 'REASON', 'COUNT', 'MESSAGE'], rows)));
   }
+  lines.push('', ...rebalancesSection(e.rebalances, nowMs));
   return `${lines.join('\n')}\n`;
 }
 
@@ -100,6 +101,29 @@ function failoverSection(title: string, f: FailoverReport): string[] {
   const lines = [`${title}: ${state}`];
   for (const s of f.settings) lines.push(`  ${s}`);
   for (const c of f.clusters) lines.push(`  ${c.cluster}: ${c.verdict}`);
+  return lines;
+}
+
+function rebalancesSection(r: RebalancesReport, nowMs: number): string[] {
+  const lines = ['Rebalances:'];
+  if (r.unreadable !== undefined) lines.push(`  WorkloadRebalancers could not be read: ${r.unreadable}`);
+  else if (r.rebalancers.length === 0) lines.push('  (none)');
+  else {
+    const rows = r.rebalancers.map((b) => [
+      b.rebalancer,
+      b.reason === undefined ? b.state : `${b.state} (${b.reason})`,
+      when(b.createdAtMs, nowMs),
+      when(b.finishedAtMs, nowMs),
+      when(b.deletedAtMs, nowMs),
+    ]);
+    lines.push(...indent(table(['REBALANCER', 'STATE', 'CREATED', 'FINISHED', 'DELETED (TTL)'], rows)));
+  }
+  const s = r.reschedule;
+  if (s !== undefined) {
+    const last = `last scheduled ${when(s.lastScheduledAtMs, nowMs)}`;
+    const verdict = s.waitingForScheduler ? `waiting for the scheduler (${last})` : last;
+    lines.push(`  reschedule requested ${when(s.requestedAtMs, nowMs)}: ${verdict}`);
+  }
   return lines;
 }
 

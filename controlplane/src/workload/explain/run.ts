@@ -1,9 +1,10 @@
 /**
  * `explain`: reads one binding and every Cluster from the Karmada API server and prints
  * {@link explainBinding}'s report, with the clusters' heartbeat Leases (a Ready=Unknown they
- * contradict is stale). `namespace/name` is a ResourceBinding, a bare `name` a
- * ClusterResourceBinding; when no binding has that name, the one binding of a resource template
- * with that name is taken (so `default/web` finds `default/web-deployment`).
+ * contradict is stale) and every WorkloadRebalancer, which may be unreadable without failing the
+ * report (no RBAC for them, or their CRD not installed). `namespace/name` is a ResourceBinding, a
+ * bare `name` a ClusterResourceBinding; when no binding has that name, the one binding of a
+ * resource template with that name is taken (so `default/web` finds `default/web-deployment`).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -11,15 +12,20 @@ import {
   clusterResourceBindingKind,
   namespaces,
   resourceBindingKind,
+  workloadRebalancerKind,
   type Cluster,
   type ResourceBinding,
+  type WorkloadRebalancer,
 } from '@kf/api';
 import {
   CORE_EVENT_RESOURCE,
   LEASE_RESOURCE,
   ResourceClient,
+  isForbidden,
+  isNotFound,
   leaseRenewedAtMs,
   splitKey,
+  toKubeError,
   type CoreEvent,
   type Lease,
 } from '@kf/kube';
@@ -64,6 +70,29 @@ export async function findBinding(
   return { binding: only, clusterScoped };
 }
 
+/**
+ * Every WorkloadRebalancer, or why they could not be read: a 403 (the identity may not list them)
+ * or a 404 (their CRD is not installed) leaves the rest of the report worth having. Any other
+ * failure is thrown, as for the binding and the Clusters.
+ */
+export async function readRebalancers(
+  list: () => Promise<{ readonly items: readonly WorkloadRebalancer[] }>,
+): Promise<{ readonly rebalancers: readonly WorkloadRebalancer[]; readonly unreadable?: string }> {
+  try {
+    return { rebalancers: (await list()).items };
+  } catch (err: unknown) {
+    const why = toKubeError(err).message;
+    if (isForbidden(err)) return { rebalancers: [], unreadable: `forbidden (403): ${why}` };
+    if (isNotFound(err)) {
+      return {
+        rebalancers: [],
+        unreadable: `not served (404: WorkloadRebalancer CRD not installed?): ${why}`,
+      };
+    }
+    throw err;
+  }
+}
+
 /** Reads, explains, and returns the report and its text. */
 export async function explain(
   kc: KubeConfig,
@@ -85,6 +114,8 @@ export async function explain(
     const at = leaseRenewedAtMs(l);
     if (at !== undefined) leaseRenewedAt.set(l.metadata?.name ?? '', at);
   }
+  const rebalancerClient = new ResourceClient<WorkloadRebalancer>(kc, workloadRebalancerKind);
+  const { rebalancers, unreadable } = await readRebalancers(() => rebalancerClient.list());
   const explanation = explainBinding({
     binding,
     clusterScoped,
@@ -93,6 +124,8 @@ export async function explain(
     settings: config.settings,
     events,
     leaseRenewedAtMs: leaseRenewedAt,
+    rebalancers,
+    ...(unreadable === undefined ? {} : { rebalancersUnreadable: unreadable }),
   });
   return { explanation, text: renderExplanation(explanation, nowMs) };
 }
