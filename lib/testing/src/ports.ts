@@ -1,16 +1,124 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-/** Asks the kernel for a free loopback TCP port. */
-export function freePort(): Promise<number> {
+/**
+ * Where loopback servers of the harness listen: below the kernel's ephemeral range. A port taken
+ * from that range (what `listen(0)` gives) is also where outgoing connections get their local
+ * ports, so a server stopped for a while (a control plane killed for two minutes) could find its
+ * port held by some client's connection when it starts again, and fail to bind. Ports below the
+ * range are never handed to clients. Each port picked is also reserved for the life of the process
+ * that picked it (a file in a shared folder), so that a test running beside it cannot pick it while
+ * its server is stopped.
+ */
+export interface PortRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The kernel's ephemeral range (Linux defaults when it cannot be read). */
+export function ephemeralRange(
+  read: () => string = () => readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8'),
+): PortRange {
+  try {
+    const [from, to] = read().trim().split(/\s+/).map(Number);
+    if (
+      from !== undefined &&
+      to !== undefined &&
+      Number.isInteger(from) &&
+      Number.isInteger(to) &&
+      from <= to
+    ) {
+      return { from, to };
+    }
+  } catch {
+    // not Linux, or /proc unavailable: the defaults below
+  }
+  return { from: 32768, to: 60999 };
+}
+
+/** Ports the harness picks from: 10000 up to the ephemeral range (empty when it starts that low). */
+export function serverPortRange(ephemeral: PortRange = ephemeralRange()): PortRange | undefined {
+  const from = 10_000;
+  const to = Math.min(ephemeral.from - 1, 65_535);
+  return to - from >= 1_000 ? { from, to } : undefined;
+}
+
+/** Picks attempts before falling back to a port from the kernel. */
+const ATTEMPTS = 50;
+
+/** Where reservations are kept: one file per port, holding the reserving process's pid. */
+const RESERVATIONS = join(tmpdir(), 'karmada-failover-ports');
+
+/**
+ * A free loopback TCP port for a server the harness starts: a random one below the ephemeral range
+ * that no live process reserved and that can be bound now (see {@link PortRange}), else whatever
+ * the kernel gives.
+ */
+export async function freePort(
+  range = serverPortRange(),
+  random: () => number = Math.random,
+): Promise<number> {
+  if (range !== undefined) {
+    for (let i = 0; i < ATTEMPTS; i++) {
+      const port = range.from + Math.floor(random() * (range.to - range.from + 1));
+      if (reserve(port) && (await canBind(port))) return port;
+    }
+  }
+  return listenAndRelease(0);
+}
+
+/** Claims `port` for this process unless a live process holds it. */
+function reserve(port: number): boolean {
+  const file = join(RESERVATIONS, String(port));
+  try {
+    mkdirSync(RESERVATIONS, { recursive: true });
+    writeFileSync(file, String(process.pid), { flag: 'wx' }); // exclusive: one claimant wins
+    return true;
+  } catch {
+    // held already: ours, or a live process's, or a stale one left by a process that ended
+  }
+  try {
+    const holder = Number(readFileSync(file, 'utf8'));
+    if (holder === process.pid) return true;
+    if (isAlive(holder)) return false;
+    writeFileSync(file, String(process.pid));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err: unknown) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function canBind(port: number): Promise<boolean> {
+  try {
+    await listenAndRelease(port);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function listenAndRelease(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const bound = typeof address === 'object' && address !== null ? address.port : 0;
       server.close(() => {
-        resolve(port);
+        resolve(bound);
       });
     });
   });

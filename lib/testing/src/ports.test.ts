@@ -1,0 +1,58 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { ephemeralRange, freePort, serverPortRange } from './ports.ts';
+
+describe('ephemeralRange', () => {
+  it('reads the kernel range', () => {
+    expect(ephemeralRange(() => '32768\t60999\n')).toEqual({ from: 32768, to: 60999 });
+  });
+
+  it("falls back to Linux's defaults when the file is unreadable or garbled", () => {
+    expect(
+      ephemeralRange(() => {
+        throw new Error('ENOENT');
+      }),
+    ).toEqual({ from: 32768, to: 60999 });
+    expect(ephemeralRange(() => 'x y')).toEqual({ from: 32768, to: 60999 });
+  });
+});
+
+describe('serverPortRange', () => {
+  it('ends just below the ephemeral range', () => {
+    expect(serverPortRange({ from: 32768, to: 60999 })).toEqual({ from: 10_000, to: 32767 });
+  });
+
+  it('is none when the ephemeral range starts too low to leave room', () => {
+    expect(serverPortRange({ from: 10_500, to: 60999 })).toBeUndefined();
+  });
+});
+
+describe('freePort', () => {
+  it('gives a bindable port below the ephemeral range', async () => {
+    const port = await freePort();
+    expect(port).toBeGreaterThanOrEqual(10_000);
+    expect(port).toBeLessThan(ephemeralRange().from);
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.on('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+    await new Promise((r) => server.close(r));
+  });
+
+  it('skips a port that is in use', async () => {
+    const busy = await freePort();
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(busy, '127.0.0.1', resolve));
+    try {
+      // The first pick is the busy port, the second a free one.
+      const picks = [busy, busy + 1];
+      let i = 0;
+      const range = { from: busy, to: busy + 1 };
+      const port = await freePort(range, () => (picks[i++] === busy ? 0 : 0.99));
+      expect(port).toBe(busy + 1);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
