@@ -59,6 +59,7 @@ import { remedyController } from './controllers/remedy/controller.ts';
 import { taintManagerController } from './controllers/taint-manager/controller.ts';
 import { taintPolicyController } from './controllers/taint-policy/controller.ts';
 import { workloadRebalancerController } from './controllers/workload-rebalancer/controller.ts';
+import { failBackController } from './controllers/fail-back/controller.ts';
 import { EXTRA_CONTROLLER_SETS } from './extra-controllers.ts';
 import { createControlPlaneMetrics, type ControlPlaneMetrics } from './metrics.ts';
 import {
@@ -106,6 +107,8 @@ interface Shared {
   readonly firstSeen: FirstSeen;
   readonly bindings: () => BindingStore;
   readonly clusterClient: ResourceClient<Cluster>;
+  /** One fleet guard: the taint manager's evictions and fail-backs are held back together. */
+  readonly fleetGuard: () => FleetGuard;
 }
 
 const BUILT_IN: readonly BuiltIn[] = [
@@ -176,6 +179,23 @@ const BUILT_IN: readonly BuiltIn[] = [
     build: (w, s) => taintManager(w, s),
   },
   {
+    // Not upstream's. It only acts on what the taint manager records, so it runs with it.
+    name: 'fail-back',
+    active: (c) => c.featureGates.Failover && c.enableTaintManager && c.enableNoExecuteTaintEviction,
+    build: (w, s) =>
+      failBackController({
+        clusters: w.caches.clusters(),
+        leases: w.caches.clusterLeases(),
+        bindings: s.bindings(),
+        guard: s.fleetGuard(),
+        events: w.events,
+        metrics: s.metrics,
+        monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
+        maxInFlight: w.config.failBackMaxInFlight,
+        now: () => w.clock.now(),
+      }),
+  },
+  {
     name: 'graceful-eviction',
     active: () => true,
     build: (w, s) =>
@@ -231,14 +251,7 @@ function taintManager(w: ControlPlaneWiring, s: Shared): ControllerSpec {
   return taintManagerController({
     clusters,
     bindings: s.bindings(),
-    guard: new FleetGuard({
-      clusters: () => clusters.list(),
-      config: w.config.fleetGuard,
-      log: w.log.child({ component: 'fleet-guard' }),
-      onPausedChange: (paused) => {
-        s.metrics.setFleetGuardPaused(paused);
-      },
-    }),
+    guard: s.fleetGuard(),
     pacer: new EvictionPacer(w.config.evictionPacing, w.clock.now(), (depth) => {
       s.metrics.setEvictionQueueDepth(depth);
     }),
@@ -255,11 +268,21 @@ export function buildControllers(
   firstSeen: FirstSeen = new FirstSeen(),
 ): readonly ControllerSpec[] {
   let store: BindingStore | undefined;
+  let guard: FleetGuard | undefined;
   const clusters = w.caches.clusters(); // always watched: `clusters{state}` reads it
   const shared: Shared = {
     firstSeen,
     metrics: createControlPlaneMetrics(w.registry, () => clusters.list()),
     clusterClient: new ResourceClient<Cluster>(w.kubeConfig, clusterKind),
+    fleetGuard: () =>
+      (guard ??= new FleetGuard({
+        clusters: () => clusters.list(),
+        config: w.config.fleetGuard,
+        log: w.log.child({ component: 'fleet-guard' }),
+        onPausedChange: (paused) => {
+          shared.metrics.setFleetGuardPaused(paused);
+        },
+      })),
     bindings: () =>
       (store ??= {
         resourceBindings: w.caches.resourceBindings(),

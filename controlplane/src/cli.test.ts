@@ -52,6 +52,7 @@ describe('controlplane run', () => {
       enableNoExecuteTaintEviction: false,
       noExecuteTaintEvictionPurgeMode: 'Gracefully',
       evictionPacing: { ratePerSecond: 50, burst: 100 },
+      failBackMaxInFlight: 10,
       featureGates: { Failover: false, GracefulEviction: true },
       controllers: ['*'],
       leaderElection: { enabled: true, namespace: 'karmada-system', leaseDurationMs: 15_000 },
@@ -84,7 +85,9 @@ describe('controlplane run', () => {
     vi.stubEnv('KF_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE', 'Directly');
     vi.stubEnv('KF_FAILOVER', 'true');
     vi.stubEnv('KF_RESOURCE_EVICTION_RATE', '0.5');
+    vi.stubEnv('KF_FAIL_BACK_MAX_IN_FLIGHT', '3');
     const c = await run('--resource-eviction-rate=2');
+    expect(c.failBackMaxInFlight).toBe(3);
     expect(c.clusterMonitorGracePeriodMs).toBe(90_000);
     expect(c.noExecuteTaintEvictionPurgeMode).toBe('Directly');
     expect(c.featureGates.Failover).toBe(true);

@@ -29,6 +29,7 @@ import {
   DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
   DEFAULT_CLUSTER_STARTUP_GRACE_PERIOD_MS,
 } from './controllers/cluster-health/heartbeat.ts';
+import { DEFAULT_FAIL_BACK_MAX_IN_FLIGHT } from './controllers/fail-back/controller.ts';
 import { DEFAULT_FLEET_GUARD, type FleetGuardConfig } from './controllers/fleet-guard/disruption.ts';
 import { DEFAULT_EVICTION_PACING, type EvictionPacing } from './controllers/fleet-guard/pacing.ts';
 import { DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS } from './controllers/graceful-eviction/assessment.ts';
@@ -61,6 +62,8 @@ export interface ControlPlaneConfig extends ServingConfig {
   readonly noExecuteTaintEvictionPurgeMode: TaintEvictionPurgeMode;
   readonly evictionPacing: EvictionPacing;
   readonly fleetGuard: FleetGuardConfig;
+  /** Fail-backs under way at once, fleet-wide (`--fail-back-max-in-flight`). */
+  readonly failBackMaxInFlight: number;
   /** Resolved feature gates (known gates only), `--failover` applied. */
   readonly featureGates: Readonly<Record<FeatureGate, boolean>>;
   /** `--controllers` entries as given (`*`, `name`, `-name`); resolved against known names at start. */
@@ -167,6 +170,7 @@ export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions 
   gracefulEvictionTimeout: number;
   resourceEvictionRate: number;
   resourceEvictionBurst: number;
+  failBackMaxInFlight: number;
   enableTaintManager: boolean;
   enableNoExecuteTaintEviction: boolean;
   /** commander names `--no-…` flags after the rest of the name. */
@@ -230,6 +234,7 @@ export function toRunConfig(
           ? purgeModes.directly
           : DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
       evictionPacing: { ratePerSecond: o.resourceEvictionRate, burst: o.resourceEvictionBurst },
+      failBackMaxInFlight: o.failBackMaxInFlight,
       fleetGuard: {
         pauseAtUnhealthyShare: o.fleetGuardPauseThreshold,
         resumeBelowUnhealthyShare: o.fleetGuardResumeThreshold,
@@ -299,6 +304,14 @@ function evictionFlags(cmd: Command): Command {
       flag('--resource-eviction-burst <n>', 'evictions allowed at once after a quiet period')
         .argParser(parsePositiveInt)
         .default(DEFAULT_EVICTION_PACING.burst),
+    )
+    .addOption(
+      flag(
+        '--fail-back-max-in-flight <n>',
+        'fail-backs under way at once, fleet-wide (bindings whose policy opts in with the fail-back-after-seconds annotation)',
+      )
+        .argParser(parsePositiveInt)
+        .default(DEFAULT_FAIL_BACK_MAX_IN_FLIGHT),
     )
     .addOption(
       boolFlag('--enable-taint-manager', 'run the NoExecute taint manager (needs gate Failover)', true),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '@kf/api';
 import { createRegistry } from '@kf/runtime';
-import { createControlPlaneMetrics } from './metrics.ts';
+import { FAIL_BACK_RESULTS, createControlPlaneMetrics } from './metrics.ts';
 
 const cluster = (name: string, ready?: 'True' | 'False' | 'Unknown'): Cluster => ({
   metadata: { name },
@@ -21,6 +21,9 @@ describe('control-plane metrics', () => {
     expect(text).toContain('karmada_failover_clusters{state="unknown"} 0');
     expect(text).toContain('karmada_failover_workload_rebalances_total{result="Successful"} 0');
     expect(text).toContain('karmada_failover_workload_rebalances_total{result="Failed"} 0');
+    for (const result of FAIL_BACK_RESULTS) {
+      expect(text).toContain(`karmada_failover_fail_backs_total{result="${result}"} 0`);
+    }
   });
 
   it('counts clusters by Ready state at scrape time', async () => {

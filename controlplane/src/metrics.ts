@@ -19,6 +19,13 @@ export const TAINT_EFFECTS = ['NoSchedule', 'NoExecute'] as const;
 /** What a workload named by a WorkloadRebalancer came to (the `result` label of `workload_rebalances_total`). */
 export const REBALANCE_RESULTS = ['Successful', 'Failed'] as const satisfies readonly RebalanceResult[];
 
+/**
+ * What became of a binding's placement record (the `result` label of `fail_backs_total`): Started
+ * (it goes back), or why it was dropped without a move.
+ */
+export const FAIL_BACK_RESULTS = ['Started', 'AlreadyBack', 'ClusterGone', 'InvalidRecord', 'Disabled'] as const;
+export type FailBackResult = (typeof FAIL_BACK_RESULTS)[number];
+
 export interface ControlPlaneMetrics {
   evicted(reason: EvictionReason): void;
   /** Evictions due but waiting for the pace or the fleet guard. */
@@ -28,6 +35,8 @@ export interface ControlPlaneMetrics {
   setFleetGuardPaused(paused: boolean): void;
   /** A workload named by a WorkloadRebalancer got its result. */
   workloadRebalanced(result: RebalanceResult): void;
+  /** A binding's placement record was acted on: a fail-back started, or the record dropped. */
+  failBack(result: FailBackResult): void;
 }
 
 /** Buckets for health→taint: a second to the 5-minute holds a policy might ask for. */
@@ -80,6 +89,12 @@ export function createControlPlaneMetrics(
     labelNames: ['result'] as const,
   });
   for (const result of REBALANCE_RESULTS) rebalances.inc({ result }, 0);
+  const failBacks = makeCounter(registry, {
+    name: `${p}fail_backs_total`,
+    help: 'Placement records of failed-over bindings acted on, by result: Started (the binding goes back) or why the record was dropped.',
+    labelNames: ['result'] as const,
+  });
+  for (const result of FAIL_BACK_RESULTS) failBacks.inc({ result }, 0);
   makeGauge(registry, {
     name: `${p}clusters`,
     help: 'Clusters by the state of their Ready condition (ready, not_ready, unknown).',
@@ -105,6 +120,9 @@ export function createControlPlaneMetrics(
     },
     workloadRebalanced: (result) => {
       rebalances.inc({ result });
+    },
+    failBack: (result) => {
+      failBacks.inc({ result });
     },
   };
 }

@@ -192,7 +192,7 @@ async function samplesOf(url: string, name: string): Promise<number[]> {
     .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
 }
 
-/** One unlabelled sample of the control plane's /metrics (undefined when absent). */
+/** The first sample of `name` on the control plane's /metrics, labelled or not (undefined when absent). */
 export async function controlPlaneMetric(fed: FailoverFederation, name: string): Promise<number | undefined> {
   return (await samplesOf(fed.controlPlaneUrl, name))[0];
 }

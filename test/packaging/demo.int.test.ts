@@ -35,7 +35,7 @@ describe('the demo', () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
   });
 
-  it("shows member1's replica moving to member2, and no fail-back when member1 returns", () => {
+  it("shows member1's replica moving to member2, and back once member1 has been steady for the window", () => {
     const order = [
       step(/scheduled: member1:1, member2:2/),
       step(/Available on the members: member1 1\/1, member2 2\/2/),
@@ -47,7 +47,8 @@ describe('the demo', () => {
       step(/^member1 back/),
       step(/^member1 Ready=True/),
       step(/old copy removed/),
-      step(/^no fail-back: .* stays member2:3/),
+      step(/^fail-back: .* back to member1:1, member2:2/),
+      step(/Available on the members again: member1 1\/1, member2 2\/2/),
     ];
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });

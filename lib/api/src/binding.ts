@@ -69,6 +69,8 @@ export interface TargetCluster {
 export const evictionReasons = {
   taintUntolerated: 'TaintUntolerated',
   applicationFailure: 'ApplicationFailure',
+  /** Extension, not upstream: leaving a cluster the workload fled to, to go back where it ran before. */
+  failBack: 'FailBack',
 } as const;
 
 /** Producers of graceful eviction tasks. */
@@ -76,6 +78,8 @@ export const evictionProducers = {
   taintManager: 'TaintManager',
   resourceBindingApplicationFailover: 'resource-binding-application-failover-controller',
   clusterResourceBindingApplicationFailover: 'cluster-resource-binding-application-failover-controller',
+  /** Extension, not upstream. */
+  failBack: 'fail-back-controller',
 } as const;
 
 /** A cluster being moved away from, kept until the workload is safe elsewhere. */

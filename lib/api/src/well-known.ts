@@ -38,6 +38,17 @@ export const annotations = {
    * has seen the workload Healthy, so that "was healthy before" survives a controller restart.
    */
   applicationFailoverHealthyClusters: 'failover.karmada-failover.io/healthy-clusters',
+  /**
+   * Extension, not upstream: on a PropagationPolicy or ClusterPropagationPolicy, opts its workloads
+   * into fail-back, the value being the stabilization window in whole seconds; the resource detector
+   * copies it onto their bindings.
+   */
+  failBackAfterSeconds: 'failover.karmada-failover.io/fail-back-after-seconds',
+  /**
+   * Extension, not upstream: on a binding, JSON of where it ran before cluster failover moved it
+   * (written with the first eviction, removed by fail-back). See controlplane's fail-back controller.
+   */
+  placementBeforeFailover: 'failover.karmada-failover.io/placement-before-failover',
 } as const;
 
 export const conflictResolutionAnnotationValues = {

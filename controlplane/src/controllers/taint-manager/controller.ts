@@ -5,7 +5,8 @@
  * `--no-execute-taint-eviction-purge-mode`). Evictions are paced by a token bucket and paused by
  * the fleet guard while too much of the fleet is not ready (an Event on the binding says why).
  * Watches ResourceBindings, ClusterResourceBindings and Clusters (a cluster change queues the
- * bindings placed on it); writes binding `spec.clusters` and `spec.gracefulEvictionTasks`.
+ * bindings placed on it); writes binding `spec.clusters` and `spec.gracefulEvictionTasks`, and for
+ * a binding opted into fail-back the placement it had before (see ../fail-back/record.ts).
  * Requeued at the earliest toleration deadline, when the next token arrives, and every 10s while
  * paused.
  */
@@ -32,6 +33,8 @@ import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
 import type { FleetGuard } from '../fleet-guard/guard.ts';
 import type { EvictionPacer } from '../fleet-guard/pacer.ts';
+import { recordOnEviction } from '../fail-back/record.ts';
+import { readFailBackSetting } from '../fail-back/setting.ts';
 import { planGracefulEviction } from '../graceful-eviction/evict-cluster.ts';
 import { readAppliedTolerations } from './applied-placement.ts';
 import { judgeEviction } from './eviction.ts';
@@ -146,11 +149,19 @@ async function evict(
       message: describeCause(d.untolerated),
     }).spec;
   }
+  // A binding opted into fail-back remembers, in the same write, where it ran before.
+  const record =
+    readFailBackSetting(binding.metadata.annotations).kind === 'on'
+      ? recordOnEviction(binding.metadata.annotations, binding.spec.clusters ?? [], now())
+      : undefined;
   try {
     await bindingClient(deps.bindings, key).mergePatch(
       key,
       {
-        metadata: { resourceVersion: binding.metadata.resourceVersion },
+        metadata: {
+          resourceVersion: binding.metadata.resourceVersion,
+          ...(record === undefined ? {} : { annotations: record }),
+        },
         spec: { clusters: spec.clusters, gracefulEvictionTasks: spec.gracefulEvictionTasks },
       },
       { signal },

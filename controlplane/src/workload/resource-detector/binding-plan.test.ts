@@ -136,6 +136,54 @@ describe('planBinding', () => {
   });
 });
 
+describe('planBinding, the fail-back window', () => {
+  const withWindow = (value: string | undefined): ScopedPolicy => ({
+    scope: 'Namespaced',
+    policy: {
+      ...pp,
+      metadata: {
+        ...pp.metadata,
+        ...(value === undefined ? {} : { annotations: { [annotations.failBackAfterSeconds]: value } }),
+      },
+    },
+  });
+
+  it("is copied from the policy onto a new binding, and not onto the template's claim", () => {
+    const plan = planBinding(template, withWindow('300'), undefined, 'rb-1');
+    expect(plan.kind === 'Create' && plan.binding.metadata.annotations).toHaveProperty(
+      [annotations.failBackAfterSeconds],
+      '300',
+    );
+    const claim = templateClaimPatch(template, withWindow('300')) as {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(claim.metadata.annotations).not.toHaveProperty([annotations.failBackAfterSeconds]);
+  });
+
+  it('follows the policy on an existing binding: changed, then removed; other annotations kept', () => {
+    const existing: ResourceBinding = {
+      ...created(),
+      metadata: {
+        ...created().metadata,
+        annotations: {
+          ...created().metadata.annotations,
+          [annotations.failBackAfterSeconds]: '60',
+          other: 'x',
+        },
+      },
+    };
+    const changed = planBinding(template, withWindow('120'), existing, 'rb-2');
+    expect(changed.kind === 'Update' && changed.binding.metadata.annotations).toMatchObject({
+      [annotations.failBackAfterSeconds]: '120',
+      other: 'x',
+    });
+    const removed = planBinding(template, withWindow(undefined), existing, 'rb-2');
+    const left = removed.kind === 'Update' ? removed.binding.metadata.annotations : undefined;
+    expect(left).toHaveProperty('other', 'x');
+    expect(left).not.toHaveProperty([annotations.failBackAfterSeconds]);
+  });
+});
+
 describe('templateClaimPatch', () => {
   it('adds the claim once', () => {
     const patch = templateClaimPatch(template, scoped);

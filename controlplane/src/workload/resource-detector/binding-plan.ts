@@ -37,6 +37,22 @@ const CLAIM_ANNOTATIONS = [
 ];
 
 /**
+ * Policy annotations the binding carries too (absent on the policy: removed from the binding), so
+ * that controllers reading only bindings follow them: the fail-back window.
+ */
+const POLICY_ANNOTATIONS_ON_BINDING = [annotations.failBackAfterSeconds];
+
+/** The claim's annotations plus those of {@link POLICY_ANNOTATIONS_ON_BINDING} the policy has. */
+function bindingAnnotationsFor(sp: ScopedPolicy, claim: Claim): Record<string, string> {
+  const out: Record<string, string> = { ...claim.annotations };
+  for (const k of POLICY_ANNOTATIONS_ON_BINDING) {
+    const v = sp.policy.metadata.annotations?.[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/**
  * The policy's permanent id: its `…/permanent-id` label (upstream's admission webhook sets it on
  * create), else its UID, which is just as permanent for a policy created without that webhook.
  */
@@ -214,7 +230,7 @@ export function planBinding(
       name: ref.name,
       ...definedFields({ namespace: ref.namespace }),
       labels: { ...claim.labels, [keys.idLabel]: newPermanentId },
-      annotations: { ...claim.annotations },
+      annotations: bindingAnnotationsFor(sp, claim),
       ownerReferences: [ownerReferenceTo(t)],
       finalizers: [keys.finalizer],
     };
@@ -226,7 +242,13 @@ export function planBinding(
   }
   const binding: ResourceBinding = {
     ...existing,
-    metadata: updatedMetadata(existing.metadata, { t, claim, keys, newPermanentId }),
+    metadata: updatedMetadata(existing.metadata, {
+      t,
+      claim,
+      annotations: bindingAnnotationsFor(sp, claim),
+      keys,
+      newPermanentId,
+    }),
     spec: updatedSpec(existing.spec, spec),
   };
   return isUpToDate(existing, binding) ? { kind: 'UpToDate' } : { kind: 'Update', binding };
@@ -237,6 +259,8 @@ function updatedMetadata(
   want: {
     readonly t: ResourceTemplate;
     readonly claim: Claim;
+    /** The claim's annotations and the policy's that bindings carry. */
+    readonly annotations: Readonly<Record<string, string>>;
     readonly keys: { readonly idLabel: string; readonly finalizer: string };
     readonly newPermanentId: string;
   },
@@ -250,7 +274,11 @@ function updatedMetadata(
       ...withClaim(m.labels, CLAIM_LABELS, want.claim.labels),
       [idLabel]: m.labels?.[idLabel] ?? want.newPermanentId,
     },
-    annotations: withClaim(m.annotations, CLAIM_ANNOTATIONS, want.claim.annotations),
+    annotations: withClaim(
+      m.annotations,
+      [...CLAIM_ANNOTATIONS, ...POLICY_ANNOTATIONS_ON_BINDING],
+      want.annotations,
+    ),
     ownerReferences: owners.some((o) => o.controller === true)
       ? owners
       : [...owners, ownerReferenceTo(want.t)],

@@ -70,7 +70,7 @@ function gracefulEvictionTasks(): Schema {
         fromCluster: str('Cluster being evicted.', { minLength: 1 }),
         purgeMode: purgeMode(['Directly', 'Gracefully', 'Never']),
         replicas: int32('Replicas the cluster had.', { minimum: 0 }),
-        reason: evictionReason('Why, in CamelCase: TaintUntolerated or ApplicationFailure.'),
+        reason: evictionReason('Why, in CamelCase: TaintUntolerated, ApplicationFailure or FailBack.'),
         message: str('Human-readable details.', { maxLength: 1024 }),
         producer: str('Controller that created the task.', { minLength: 1 }),
         gracePeriodSeconds: int32('Timeout of this task; not together with suppressDeletion.', {

@@ -4,7 +4,8 @@
  * then two failures played out while a timeline says what happened and how long each step took:
  *
  *  1. cluster failover: `nginx` divided member1:1, member2:2; member1 is lost, its replica
- *     moves to member2, and when member1 returns its old copy is removed without moving back;
+ *     moves to member2; when member1 returns its old copy is removed, and once member1 has been
+ *     steady for the policy's fail-back window the replica goes back to it;
  *  2. a DNS outage in member3: the probes report it, a Remedy turns on TrafficControl, the
  *     MultiClusterIngress stops routing to member3; DNS back, all of it is undone.
  *
@@ -30,8 +31,17 @@ import { eventually } from '../readiness.ts';
 import { MemberDns } from '../member-dns.ts';
 import { LocalPrometheus, type ScrapeTarget } from '../prometheus.ts';
 import { demoDeployment } from '../rollout.ts';
-import { formatPlacement, memberDeployment, placementOf, worksOfBinding } from '../workload-view.ts';
-import { APP, DEMO_NAMESPACE, dividedPolicy, dnsRemedy, ingress, service, servicePolicy } from './objects.ts';
+import { memberDeployment, placementOf, worksOfBinding } from '../workload-view.ts';
+import {
+  APP,
+  DEMO_FAIL_BACK_SECONDS,
+  DEMO_NAMESPACE,
+  dividedPolicy,
+  dnsRemedy,
+  ingress,
+  service,
+  servicePolicy,
+} from './objects.ts';
 
 export const ALERT_RULES = join(REPO_ROOT, 'deploy', 'prometheus', 'karmada-failover.rules.yaml');
 const DNS_CONDITION = 'ServiceDomainNameResolutionReady';
@@ -140,7 +150,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
   }
 }
 
-/** Cluster failover: Divided member1:1, member2:2; member1 lost and back. */
+/** Cluster failover: Divided member1:1, member2:2; member1 lost, back, and failed back to. */
 async function clusterFailover(fed: FailoverFederation, t: Timeline): Promise<void> {
   t.note('');
   t.note('== cluster failover: nginx divided member1:1, member2:2, then member1 is lost');
@@ -206,13 +216,19 @@ async function clusterFailover(fed: FailoverFederation, t: Timeline): Promise<vo
       (await memberDeployment(fed, 'member1', DEMO_NAMESPACE, APP)) === undefined,
   );
   t.mark("member1's old copy removed (Work and Deployment gone)");
-  await sleep(3_000);
-  const p = await placementOf(fed, BINDING_KEY);
-  t.mark(
-    samePlacement(p, { member2: 3 })
-      ? `no fail-back: ${BINDING_KEY} stays ${formatPlacement(p)}`
-      : `${BINDING_KEY} now ${formatPlacement(p)}`,
+  const steadyAt = t.now();
+  await until('nginx back on member1', async () =>
+    samePlacement(await placementOf(fed, BINDING_KEY), { member1: 1, member2: 2 }),
   );
+  t.mark(
+    `fail-back: ${BINDING_KEY} back to member1:1, member2:2, ${seconds(t.now() - steadyAt)} after member1 ` +
+      `was steady again (the policy's fail-back window is ${String(DEMO_FAIL_BACK_SECONDS)}s)`,
+  );
+  await until(
+    'nginx available on both again',
+    async () => (await available(fed, 'member1', 1)) && (await available(fed, 'member2', 2)),
+  );
+  t.mark('nginx Available on the members again: member1 1/1, member2 2/2');
 }
 
 /** member3's DNS fails: probes → condition → Remedy → TrafficControl on the ingress, and back. */

@@ -1,21 +1,31 @@
 /**
  * What a user applies to the Karmada control plane in the demo: the Deployment `nginx`
- * divided member1:1, member2:2 with cluster failover, a Service in front of it on every member, a
+ * divided member1:1, member2:2 with cluster failover and fail-back, a Service in front of it on every member, a
  * MultiClusterIngress for it, and a Remedy that stops ingress traffic to a cluster whose DNS fails.
  */
 import type { V1Service } from '@kubernetes/client-node';
-import type { MultiClusterIngress, PropagationPolicy, Remedy } from '@kf/api';
+import { annotations, type MultiClusterIngress, type PropagationPolicy, type Remedy } from '@kf/api';
 import { dividedByStaticWeights } from '../placements.ts';
 
 export const DEMO_NAMESPACE = 'default';
 export const APP = 'nginx';
 
-/** Divided by static weights member1:1, member2:2; evicted gracefully when its cluster fails. */
+/** The fail-back window of the demo's policy: how long member1 must be steady before nginx returns. */
+export const DEMO_FAIL_BACK_SECONDS = 15;
+
+/**
+ * Divided by static weights member1:1, member2:2; evicted gracefully when its cluster fails, and
+ * back to those weights once the cluster has been steady for {@link DEMO_FAIL_BACK_SECONDS}.
+ */
 export function dividedPolicy(): PropagationPolicy {
   return {
     apiVersion: 'policy.karmada.io/v1alpha1',
     kind: 'PropagationPolicy',
-    metadata: { name: `${APP}-propagation`, namespace: DEMO_NAMESPACE },
+    metadata: {
+      name: `${APP}-propagation`,
+      namespace: DEMO_NAMESPACE,
+      annotations: { [annotations.failBackAfterSeconds]: String(DEMO_FAIL_BACK_SECONDS) },
+    },
     spec: {
       resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: APP }],
       placement: dividedByStaticWeights({ member1: 1, member2: 2 }),
