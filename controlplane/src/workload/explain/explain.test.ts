@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceBinding, WorkloadRebalancer, WorkloadReference } from '@kf/api';
+import type { Cluster, ResourceBinding, WorkloadRebalancer, WorkloadReference } from '@kf/api';
 import { KubeError, type CoreEvent } from '@kf/kube';
+import { formatPlacementRecord } from '../../controllers/fail-back/record.ts';
 import { clusterObject } from '../../scheduler/test-builders.ts';
 import { explainBinding, type ExplainInput, type ExplainSettings } from './explain.ts';
 import { renderExplanation, span, table, when } from './render.ts';
@@ -613,6 +614,236 @@ describe('rebalances', () => {
     expect(renderExplanation(unreadable, NOW)).toMatch(
       /\nRebalances:\n {2}WorkloadRebalancers could not be read: forbidden \(403\): no\n$/,
     );
+  });
+});
+
+describe('fail-back', () => {
+  const WINDOW = 'failover.karmada-failover.io/fail-back-after-seconds';
+  const RECORD = 'failover.karmada-failover.io/placement-before-failover';
+  const EVICTED = Date.parse('2026-01-01T00:02:00Z');
+  /** Ready True since `since`, or Ready `status` then. */
+  const ready = (name: string, since: string, status: 'True' | 'False' = 'True'): Cluster => {
+    const c = clusterObject(name);
+    const condition = { type: 'Ready', status, reason: 'R', message: '', lastTransitionTime: since };
+    return { ...c, status: { ...c.status, conditions: [condition] } };
+  };
+  /** Fled from m1 to m2 at 00:02; m2 steady throughout; `annotations` decide the rest. */
+  const fled = (
+    annotations: Record<string, string>,
+    clusters: ResourceBinding['spec']['clusters'] = [{ name: 'm2', replicas: 2 }],
+  ): ResourceBinding => ({
+    metadata: { name: 'web-deployment', namespace: 'default', annotations },
+    spec: {
+      resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+      replicas: 2,
+      placement,
+      clusters,
+    },
+    status: { lastScheduledTime: '2026-01-01T00:02:01Z' },
+  });
+  const recorded = formatPlacementRecord([{ name: 'm1', replicas: 2 }], EVICTED);
+  const on = { [WINDOW]: '300', [RECORD]: recorded };
+  const failBackOf = (b: ResourceBinding, m1: Cluster, over: Partial<ExplainInput> = {}) =>
+    explainBinding(
+      input({ binding: b, clusters: [m1, ready('m2', '2025-12-31T00:00:00Z')], events: [], ...over }),
+    ).failBack;
+
+  it('is off without the annotation, and says so in the text', () => {
+    const e = explainBinding(input());
+    expect(e.failBack).toEqual({
+      off: [],
+      setting: { kind: 'off' },
+      record: { kind: 'none' },
+      decision: undefined,
+    });
+    expect(renderExplanation(e, NOW)).toContain(
+      '\nFail-back: off (no failover.karmada-failover.io/fail-back-after-seconds annotation)\n' +
+        '  no placement record (no cluster failover to undo)\n\nRecent events:\n',
+    );
+  });
+
+  it('is on without a record: nothing to decide', () => {
+    expect(failBackOf(fled({ [WINDOW]: '300' }), ready('m1', '2026-01-01T00:00:00Z'))).toEqual({
+      off: [],
+      setting: { kind: 'on', windowMs: 300_000 },
+      record: { kind: 'none' },
+      decision: undefined,
+    });
+  });
+
+  it('waits for a recorded cluster that is not steady, and names why', () => {
+    const notReady = failBackOf(fled(on), ready('m1', '2026-01-01T00:09:00Z', 'False'));
+    expect(notReady.record).toEqual({
+      kind: 'record',
+      evictedAtMs: EVICTED,
+      clusters: [
+        { cluster: 'm1', replicas: 2, exists: true, steadySinceMs: undefined, unsteady: 'Ready is False' },
+      ],
+    });
+    expect(notReady.decision).toMatchObject({
+      kind: 'wait',
+      reason: 'Unsteady',
+      message: 'cluster m1: Ready is False',
+    });
+    // Ready True for long, but its heartbeat Lease is older than the monitor grace period (40 s).
+    const silent = failBackOf(fled(on), ready('m1', '2026-01-01T00:00:00Z'), {
+      leaseRenewedAtMs: new Map([['m1', NOW - 60_000]]),
+    });
+    expect(silent.decision).toMatchObject({
+      kind: 'wait',
+      reason: 'Unsteady',
+      message: 'cluster m1: heartbeat Lease not renewed for 60 s',
+    });
+    const text = renderExplanation(
+      explainBinding(
+        input({
+          binding: fled(on),
+          clusters: [ready('m1', '2026-01-01T00:09:00Z', 'False'), ready('m2', '2025-12-31T00:00:00Z')],
+        }),
+      ),
+      NOW,
+    );
+    expect(text).toMatch(/ {4}m1 +2 +no: Ready is False\n {2}waits: cluster m1: Ready is False\n/);
+  });
+
+  it('counts the window from the Ready transition: seconds left while it runs', () => {
+    const e = explainBinding(
+      input({
+        binding: fled(on),
+        clusters: [ready('m1', '2026-01-01T00:08:00Z'), ready('m2', '2025-12-31T00:00:00Z')],
+      }),
+    );
+    expect(e.failBack.record).toMatchObject({
+      clusters: [{ cluster: 'm1', steadySinceMs: Date.parse('2026-01-01T00:08:00Z'), unsteady: undefined }],
+    });
+    expect(e.failBack.decision).toEqual({
+      kind: 'wait',
+      reason: 'Stabilizing',
+      message: 'm1 steady; going back in 180 s',
+      recheckInMs: 180_000,
+    });
+    const text = renderExplanation(e, NOW);
+    expect(text).toContain(
+      'Fail-back: on, window 300 s\n' +
+        '  placement before the failover (evicted 2026-01-01T00:02:00Z (8m ago)):\n' +
+        '    CLUSTER  REPLICAS  STEADY (ESTIMATE)\n' +
+        '    m1       2         since 2026-01-01T00:08:00Z (2m ago)\n' +
+        '  goes back to m1 in ~180 s (window 300 s)\n' +
+        "  estimate: steady since each cluster's Ready transition (the running controller restarts a " +
+        'window on any unsteady look it saw, and from its own start); fleet guard and in-flight limit ' +
+        'not considered\n',
+    );
+    const json = JSON.parse(JSON.stringify(e)) as { failBack: unknown };
+    expect(json.failBack).toMatchObject({
+      setting: { kind: 'on', windowMs: 300_000 },
+      record: { kind: 'record', clusters: [{ cluster: 'm1', replicas: 2 }] },
+      decision: { kind: 'wait', reason: 'Stabilizing' },
+    });
+  });
+
+  it('would go back now once the window is over, leaving the cluster it fled to', () => {
+    const e = explainBinding(
+      input({
+        binding: fled(on),
+        clusters: [ready('m1', '2026-01-01T00:04:00Z'), ready('m2', '2025-12-31T00:00:00Z')],
+      }),
+    );
+    expect(e.failBack.decision).toEqual({ kind: 'return', returnTo: ['m1'], leave: ['m2'] });
+    expect(renderExplanation(e, NOW)).toContain(
+      '  would go back now: to m1, leaving m2 (graceful eviction task each)\n  estimate: ',
+    );
+    // One second short of the window, it still waits that second.
+    expect(failBackOf(fled(on), ready('m1', '2026-01-01T00:05:01Z')).decision).toMatchObject({
+      kind: 'wait',
+      reason: 'Stabilizing',
+      recheckInMs: 1_000,
+    });
+  });
+
+  it('would drop a record of a placement already restored, or of a cluster gone', () => {
+    const back = fled(on, [{ name: 'm1', replicas: 2 }]);
+    expect(failBackOf(back, ready('m1', '2026-01-01T00:09:00Z')).decision).toEqual({
+      kind: 'drop',
+      reason: 'AlreadyBack',
+      message: 'placed on m1 again',
+    });
+    const gone = failBackOf(fled(on), ready('m9', '2026-01-01T00:00:00Z'));
+    expect(gone.record).toMatchObject({
+      clusters: [{ cluster: 'm1', exists: false, unsteady: 'not found' }],
+    });
+    expect(gone.decision).toMatchObject({ kind: 'drop', reason: 'ClusterGone' });
+    const text = renderExplanation(
+      explainBinding(
+        input({
+          binding: back,
+          clusters: [ready('m1', '2026-01-01T00:09:00Z'), ready('m2', '2025-12-31T00:00:00Z')],
+        }),
+      ),
+      NOW,
+    );
+    expect(text).toContain('  record would be dropped: AlreadyBack (placed on m1 again)\n\nRecent events:');
+  });
+
+  it('says an unreadable record is dropped, whatever the setting', () => {
+    const e = explainBinding(input({ binding: fled({ [WINDOW]: '300', [RECORD]: '{"clusters":' }) }));
+    expect(e.failBack).toMatchObject({
+      setting: { kind: 'on' },
+      record: { kind: 'invalid', problem: 'not JSON' },
+      decision: undefined,
+    });
+    expect(renderExplanation(e, NOW)).toContain(
+      'Fail-back: on, window 300 s\n  placement record unreadable: not JSON\n' +
+        '  record would be dropped: InvalidRecord\n',
+    );
+  });
+
+  it('reports an invalid setting, which keeps the record without deciding', () => {
+    const e = explainBinding(
+      input({
+        binding: fled({ [WINDOW]: 'soon', [RECORD]: recorded }),
+        clusters: [ready('m1', '2026-01-01T00:00:00Z'), ready('m2', '2025-12-31T00:00:00Z')],
+      }),
+    );
+    expect(e.failBack.setting).toEqual({
+      kind: 'invalid',
+      problem: `${WINDOW} must be a whole number of seconds, got "soon"`,
+    });
+    expect(e.failBack.record.kind).toBe('record');
+    expect(e.failBack.decision).toBeUndefined();
+    const text = renderExplanation(e, NOW);
+    expect(text).toContain(
+      `Fail-back: invalid setting: ${WINDOW} must be a whole number of seconds, got "soon"\n`,
+    );
+    expect(text).toContain('  record kept until the setting is corrected');
+    expect(text).not.toContain('estimate:');
+  });
+
+  it('says a record is dropped when fail-back is off, and when the controller does not run', () => {
+    const e = explainBinding(
+      input({
+        binding: fled({ [RECORD]: recorded }),
+        settings: { ...settings, failoverGate: false },
+      }),
+    );
+    expect(e.failBack).toMatchObject({ off: ['feature gate Failover is off'], setting: { kind: 'off' } });
+    const text = renderExplanation(e, NOW);
+    expect(text).toContain(
+      'Fail-back: off (no failover.karmada-failover.io/fail-back-after-seconds annotation) ' +
+        '(the fail-back controller does not run: feature gate Failover is off)\n',
+    );
+    expect(text).toContain('  record would be dropped: Disabled (fail-back is off for this binding)\n');
+  });
+
+  it('lists the fail-back Events with the binding own', () => {
+    const events = ['FailBackStarted', 'FailBackDropped', 'FailBackInvalidSetting', 'FailBackFailed'].map(
+      (reason, i) => event(reason, `2026-01-01T00:0${String(i + 1)}:00Z`, reason),
+    );
+    expect(explainBinding(input({ events })).events.map((v) => v.reason)).toEqual([
+      'FailBackFailed',
+      'FailBackInvalidSetting',
+      'FailBackDropped',
+      'FailBackStarted',
+    ]);
   });
 });
 

@@ -3,8 +3,9 @@
  * health, the scheduler's verdict on every other cluster (the pure filters re-run on the current
  * Clusters), graceful eviction tasks and eviction history with their deadlines, and what cluster
  * failover (NoExecute taints against the applied tolerations, gates and flags) and application
- * failover (health against the policy, gates) would do next, and the WorkloadRebalancers that name
- * its resource template. Pure: data and `nowMs` in, a report out.
+ * failover (health against the policy, gates) would do next, the WorkloadRebalancers that name its
+ * resource template, and fail-back's state (opt-in, placement record, and an estimate of what it
+ * would decide now). Pure: data and `nowMs` in, a report out.
  */
 import {
   annotations,
@@ -33,6 +34,10 @@ import { judgeStaleReady } from '../../controllers/taint-policy/stale-ready.ts';
 import { readAppliedTolerations } from '../../controllers/taint-manager/applied-placement.ts';
 import { judgeEviction } from '../../controllers/taint-manager/eviction.ts';
 import { decidePurgeMode, type TaintEvictionPurgeMode } from '../../controllers/taint-manager/purge-mode.ts';
+import { decideFailBack, type FailBackDecision } from '../../controllers/fail-back/plan.ts';
+import { readPlacementRecord } from '../../controllers/fail-back/record.ts';
+import { readFailBackSetting, type FailBackSetting } from '../../controllers/fail-back/setting.ts';
+import { judgeSteadiness, readySinceMs } from '../../controllers/fail-back/steadiness.ts';
 import {
   DEFAULT_GRACE_PERIOD_SECONDS,
   DEFAULT_TOLERATION_SECONDS,
@@ -163,6 +168,41 @@ export interface RebalancesReport {
   readonly reschedule: RescheduleReport | undefined;
 }
 
+/** One cluster of the placement record, and whether it is steady now (estimated: see failBackOf). */
+export interface RecordedClusterReport {
+  readonly cluster: string;
+  readonly replicas: number | undefined;
+  /** Among the Clusters: a recorded cluster that is not makes fail-back drop the record. */
+  readonly exists: boolean;
+  /** Estimated start of its steadiness; undefined when it is not steady now (`unsteady` says why). */
+  readonly steadySinceMs: number | undefined;
+  readonly unsteady: string | undefined;
+}
+
+export type FailBackRecordReport =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'record';
+      readonly evictedAtMs: number;
+      readonly clusters: readonly RecordedClusterReport[];
+    }
+  /** Present but unreadable: fail-back drops it (InvalidRecord) whatever the setting. */
+  | { readonly kind: 'invalid'; readonly problem: string };
+
+export interface FailBackReport {
+  /** Why the fail-back controller does not run (it runs with the taint manager); empty: it runs. */
+  readonly off: readonly string[];
+  /** The binding's opt-in, copied from its policy. */
+  readonly setting: FailBackSetting;
+  readonly record: FailBackRecordReport;
+  /**
+   * What fail-back would decide now, only when it is on and a record is readable: an estimate,
+   * with steadiness counted from each cluster's Ready transition and the fleet guard and the
+   * in-flight limit left out.
+   */
+  readonly decision: FailBackDecision | undefined;
+}
+
 /** How many of the binding's latest Events the report keeps. */
 export const EXPLAIN_EVENT_LIMIT = 10;
 
@@ -184,6 +224,8 @@ export interface Explanation {
   readonly events: readonly EventReport[];
   /** WorkloadRebalancers naming the binding's template, and whether a reschedule awaits the scheduler. */
   readonly rebalances: RebalancesReport;
+  /** Whether the binding goes back where it ran before a cluster failover, and when. */
+  readonly failBack: FailBackReport;
 }
 
 export function explainBinding(input: ExplainInput): Explanation {
@@ -208,7 +250,74 @@ export function explainBinding(input: ExplainInput): Explanation {
     applicationFailover: applicationFailover(input),
     events: eventsOf(input),
     rebalances: rebalancesOf(input),
+    failBack: failBackOf(input),
   };
+}
+
+/**
+ * Fail-back's view of the binding, decided by the controller's own pure function. Explain has one
+ * look, where the running controller remembers every look it had: a cluster's "steady since" is
+ * estimated as its Ready transition (steady now by the controller's rules), whereas the controller
+ * restarts a window on any unsteady look it saw, and counts none from before its own start, so
+ * it may wait longer. The fleet guard and the fail-backs in flight elsewhere are not known here.
+ */
+function failBackOf(input: ExplainInput): FailBackReport {
+  const b = input.binding;
+  const setting = readFailBackSetting(b.metadata.annotations);
+  const parsed = readPlacementRecord(b.metadata.annotations);
+  const off = clusterFailoverOff(input.settings);
+  if (parsed.kind !== 'record') return { off, setting, record: parsed, decision: undefined };
+  const graceMs = input.settings.monitorGracePeriodMs ?? DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS;
+  const byName = new Map(input.clusters.map((c) => [c.metadata.name ?? '', c]));
+  const clusters = parsed.record.clusters.map((t): RecordedClusterReport => {
+    const cluster = byName.get(t.name);
+    if (cluster === undefined) {
+      return {
+        cluster: t.name,
+        replicas: t.replicas,
+        exists: false,
+        steadySinceMs: undefined,
+        unsteady: 'not found',
+      };
+    }
+    const steadiness = judgeSteadiness(cluster, input.leaseRenewedAtMs?.get(t.name), input.nowMs, graceMs);
+    return {
+      cluster: t.name,
+      replicas: t.replicas,
+      exists: true,
+      // Without a readable transition the controller counts from its first look, here: now.
+      steadySinceMs: steadiness.steady ? (readySinceMs(cluster) ?? input.nowMs) : undefined,
+      unsteady: steadiness.steady ? undefined : steadiness.why,
+    };
+  });
+  const record: FailBackRecordReport = { kind: 'record', evictedAtMs: parsed.record.evictedAtMs, clusters };
+  if (setting.kind !== 'on') return { off, setting, record, decision: undefined };
+  const estimates = new Map(clusters.map((c) => [c.cluster, c]));
+  const decision = decideFailBack({
+    binding: {
+      deleting: b.metadata.deletionTimestamp !== undefined,
+      clusters: b.spec.clusters ?? [],
+      tasks: b.spec.gracefulEvictionTasks ?? [],
+      rescheduleTriggeredAt: b.spec.rescheduleTriggeredAt,
+      lastScheduledTime: b.status?.lastScheduledTime,
+    },
+    record: parsed.record,
+    windowMs: setting.windowMs,
+    steadySince: (name) => {
+      const c = estimates.get(name);
+      if (c?.steadySinceMs === undefined) return { why: c?.unsteady ?? 'not found' };
+      return { sinceMs: c.steadySinceMs };
+    },
+    exists: (name) => byName.has(name),
+    // Not known here: the fleet guard lives in the running controller-manager, and explain reads
+    // one binding, not the fail-backs under way on the others.
+    guardPaused: false,
+    inFlight: 0,
+    // Any limit (at least 1) lets 0 in flight through.
+    maxInFlight: 1,
+    nowMs: input.nowMs,
+  });
+  return { off, setting, record, decision };
 }
 
 function rebalancesOf(input: ExplainInput): RebalancesReport {

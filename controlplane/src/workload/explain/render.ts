@@ -1,5 +1,7 @@
 /** Renders an {@link Explanation} as text: one section per question, aligned tables, times in UTC. */
-import type { Explanation, FailoverReport, RebalancesReport } from './explain.ts';
+import { annotations } from '@kf/api';
+import type { FailBackDecision } from '../../controllers/fail-back/plan.ts';
+import type { Explanation, FailBackReport, FailoverReport, RebalancesReport } from './explain.ts';
 
 /** Columns padded to their widest cell, two spaces apart. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
@@ -86,6 +88,7 @@ export function renderExplanation(e: Explanation, nowMs: number): string {
   }
   lines.push('', ...failoverSection('Cluster failover', e.clusterFailover));
   lines.push('', ...failoverSection('Application failover', e.applicationFailover));
+  lines.push('', ...failBackSection(e.failBack, e, nowMs));
   lines.push('', 'Recent events:');
   if (e.events.length === 0) lines.push('  (none)');
   else {
@@ -102,6 +105,77 @@ function failoverSection(title: string, f: FailoverReport): string[] {
   for (const s of f.settings) lines.push(`  ${s}`);
   for (const c of f.clusters) lines.push(`  ${c.cluster}: ${c.verdict}`);
   return lines;
+}
+
+function failBackSection(f: FailBackReport, e: Explanation, nowMs: number): string[] {
+  const notRunning =
+    f.off.length === 0 ? '' : ` (the fail-back controller does not run: ${f.off.join('; ')})`;
+  const lines = [`Fail-back: ${failBackSetting(f.setting)}${notRunning}`];
+  const r = f.record;
+  if (r.kind === 'none') return [...lines, '  no placement record (no cluster failover to undo)'];
+  if (r.kind === 'invalid') {
+    return [
+      ...lines,
+      `  placement record unreadable: ${r.problem}`,
+      '  record would be dropped: InvalidRecord',
+    ];
+  }
+  lines.push(`  placement before the failover (evicted ${when(r.evictedAtMs, nowMs)}):`);
+  const rows = r.clusters.map((c) => [
+    c.cluster,
+    dash(c.replicas),
+    c.steadySinceMs === undefined ? `no: ${c.unsteady ?? ''}` : `since ${when(c.steadySinceMs, nowMs)}`,
+  ]);
+  lines.push(...indent(indent(table(['CLUSTER', 'REPLICAS', 'STEADY (ESTIMATE)'], rows))));
+  const s = f.setting;
+  if (s.kind === 'off')
+    return [...lines, '  record would be dropped: Disabled (fail-back is off for this binding)'];
+  if (s.kind === 'invalid') {
+    return [
+      ...lines,
+      '  record kept until the setting is corrected (a Warning FailBackInvalidSetting each look)',
+    ];
+  }
+  if (f.decision === undefined) return lines;
+  // Where it would go back to: the recorded clusters it is not placed on.
+  const placed = new Set(e.placed.map((p) => p.cluster));
+  const returnTo = r.clusters.map((c) => c.cluster).filter((c) => !placed.has(c));
+  return [...lines, ...failBackDecision(f.decision, returnTo, s.windowMs)];
+}
+
+function failBackSetting(s: FailBackReport['setting']): string {
+  if (s.kind === 'off') return `off (no ${annotations.failBackAfterSeconds} annotation)`;
+  if (s.kind === 'invalid') return `invalid setting: ${s.problem}`;
+  return `on, window ${String(s.windowMs / 1000)} s`;
+}
+
+/** The decision in words; a wait or a move comes with what the estimate leaves out. */
+function failBackDecision(d: FailBackDecision, returnTo: readonly string[], windowMs: number): string[] {
+  let line: string;
+  switch (d.kind) {
+    case 'none':
+      return ['  nothing: the binding is being deleted'];
+    case 'drop':
+      return [`  record would be dropped: ${d.reason} (${d.message})`];
+    case 'wait':
+      line =
+        d.reason === 'Stabilizing' && d.recheckInMs !== undefined
+          ? `  goes back to ${returnTo.join(', ')} in ~${String(Math.ceil(d.recheckInMs / 1000))} s ` +
+            `(window ${String(windowMs / 1000)} s)`
+          : `  waits: ${d.message}`;
+      break;
+    case 'return':
+      line =
+        `  would go back now: to ${d.returnTo.join(', ')}` +
+        (d.leave.length === 0 ? '' : `, leaving ${d.leave.join(', ')} (graceful eviction task each)`);
+      break;
+  }
+  return [
+    line,
+    "  estimate: steady since each cluster's Ready transition (the running controller restarts a " +
+      'window on any unsteady look it saw, and from its own start); fleet guard and in-flight limit ' +
+      'not considered',
+  ];
 }
 
 function rebalancesSection(r: RebalancesReport, nowMs: number): string[] {
