@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULTS, buildProbeCommand, type ProbeConfig } from './cli.ts';
 
 const REQUIRED = [
-  '--node-name=member1-node-0',
+  '--host-name=member1-node-0',
   '--cluster-name=member1',
   '--karmada-kubeconfig=/etc/karmada/kubeconfig',
 ];
@@ -83,10 +83,10 @@ describe('buildProbeCommand', () => {
       '--nameserver-port=5353',
       '--dns-timeout=750ms',
       '--dns-attempts=3',
-      '--period=1s',
-      '--fail-after=10s',
-      '--recover-after=20s',
-      '--stale-threshold=30s',
+      '--coredns-detect-period=1s',
+      '--coredns-failure-threshold=10s',
+      '--coredns-success-threshold=20s',
+      '--coredns-stale-threshold=30s',
       '--aggregation=quorum',
       '--failure-quorum=0.5',
       '--leader-elect=false',
@@ -128,13 +128,13 @@ describe('buildProbeCommand', () => {
   });
 
   it('reads KF_ environment variables, and a flag beats its variable', async () => {
-    vi.stubEnv('KF_NODE_NAME', 'env-node');
+    vi.stubEnv('KF_HOST_NAME', 'env-node');
     vi.stubEnv('KF_CLUSTER_NAME', 'member2');
     vi.stubEnv('KF_KARMADA_KUBECONFIG', '/k');
-    vi.stubEnv('KF_PERIOD', '2s');
-    vi.stubEnv('KF_FAIL_AFTER', '7s');
+    vi.stubEnv('KF_COREDNS_DETECT_PERIOD', '2s');
+    vi.stubEnv('KF_COREDNS_FAILURE_THRESHOLD', '7s');
     vi.stubEnv('KF_LEADER_ELECT', 'false');
-    const cfg = await parse(['--period=3s']);
+    const cfg = await parse(['--coredns-detect-period=3s']);
     expect(cfg).toMatchObject({
       nodeName: 'env-node',
       clusterName: 'member2',
@@ -153,11 +153,8 @@ describe('buildProbeCommand', () => {
 
   it.each([
     [['--coredns-detect-period=3s'], { periodMs: 3_000 }],
-    [['--detect-period=4s'], { periodMs: 4_000 }],
     [['--coredns-failure-threshold=11s'], { failAfterMs: 11_000 }],
-    [['--detect-failure-threshold=12s'], { failAfterMs: 12_000 }],
     [['--coredns-success-threshold=13s'], { recoverAfterMs: 13_000 }],
-    [['--detect-success-threshold=14s'], { recoverAfterMs: 14_000 }],
     [['--coredns-stale-threshold=2m'], { staleThresholdMs: 120_000 }],
     [
       ['--bind-address=0.0.0.0', '--healthz-port=8081'],
@@ -177,27 +174,97 @@ describe('buildProbeCommand', () => {
     );
   });
 
-  it("accepts Karmada's --host-name in place of --node-name", async () => {
+  it("takes the node name from Karmada's --host-name", async () => {
     vi.stubEnv('NODE_NAME', '');
     expect((await parse([...REQUIRED.slice(1), '--host-name=upstream-node'])).nodeName).toBe('upstream-node');
   });
 
-  it('an alias on the command line beats our flag in the environment', async () => {
-    vi.stubEnv('KF_PERIOD', '9s');
-    expect((await parse([...REQUIRED, '--coredns-detect-period=2s'])).periodMs).toBe(2_000);
-  });
+  describe('the earlier names, kept as hidden aliases', () => {
+    /** Karmada's flag, an earlier name of it, and a value with its resolved setting. */
+    const PAIRS: readonly (readonly [string, string, string, Partial<ProbeConfig>])[] = [
+      ['--host-name', '--node-name', 'n9', { nodeName: 'n9' }],
+      ['--coredns-detect-period', '--period', '3s', { periodMs: 3_000 }],
+      ['--coredns-detect-period', '--detect-period', '4s', { periodMs: 4_000 }],
+      ['--coredns-failure-threshold', '--fail-after', '11s', { failAfterMs: 11_000 }],
+      ['--coredns-failure-threshold', '--detect-failure-threshold', '12s', { failAfterMs: 12_000 }],
+      ['--coredns-success-threshold', '--recover-after', '13s', { recoverAfterMs: 13_000 }],
+      ['--coredns-success-threshold', '--detect-success-threshold', '14s', { recoverAfterMs: 14_000 }],
+      ['--coredns-stale-threshold', '--stale-threshold', '2m', { staleThresholdMs: 120_000 }],
+    ];
+    const others = (name: string): string[] => REQUIRED.filter((f) => !f.startsWith(`${name}=`));
+    const env = (name: string): string => `KF_${name.slice(2).replaceAll('-', '_').toUpperCase()}`;
 
-  it('refuses a flag given twice under both names', async () => {
-    expect(await problems([...REQUIRED, '--period=1s', '--coredns-detect-period=2s'])).toEqual([
-      '--period and --coredns-detect-period mean the same: give one',
-    ]);
+    it.each(PAIRS)('%s and %s set the same value', async (karmada, earlier, value, expected) => {
+      vi.stubEnv('NODE_NAME', '');
+      const viaKarmada = await parse([...others(karmada), `${karmada}=${value}`]);
+      const viaEarlier = await parse([...others(karmada), `${earlier}=${value}`]);
+      expect(viaKarmada).toMatchObject(expected);
+      expect(viaEarlier).toEqual(viaKarmada);
+    });
+
+    it.each(PAIRS)('%s and %s read their own variables', async (karmada, earlier, value, expected) => {
+      vi.stubEnv('NODE_NAME', '');
+      vi.stubEnv(env(karmada), value);
+      const viaKarmada = await parse(others(karmada));
+      vi.stubEnv(env(karmada), undefined);
+      vi.stubEnv(env(earlier), value);
+      const viaEarlier = await parse(others(karmada));
+      expect(viaKarmada).toMatchObject(expected);
+      expect(viaEarlier).toEqual(viaKarmada);
+    });
+
+    it('reads KF_NODE_NAME, KF_PERIOD, KF_FAIL_AFTER, KF_RECOVER_AFTER and KF_STALE_THRESHOLD', async () => {
+      vi.stubEnv('NODE_NAME', '');
+      vi.stubEnv('KF_NODE_NAME', 'old-env-node');
+      vi.stubEnv('KF_PERIOD', '2s');
+      vi.stubEnv('KF_FAIL_AFTER', '7s');
+      vi.stubEnv('KF_RECOVER_AFTER', '8s');
+      vi.stubEnv('KF_STALE_THRESHOLD', '9s');
+      expect(await parse(REQUIRED.slice(1))).toMatchObject({
+        nodeName: 'old-env-node',
+        periodMs: 2_000,
+        failAfterMs: 7_000,
+        recoverAfterMs: 8_000,
+        staleThresholdMs: 9_000,
+      });
+    });
+
+    it('any name on the command line beats any name in the environment', async () => {
+      vi.stubEnv('KF_PERIOD', '9s');
+      expect((await parse([...REQUIRED, '--coredns-detect-period=2s'])).periodMs).toBe(2_000);
+      vi.stubEnv('KF_PERIOD', undefined);
+      vi.stubEnv('KF_COREDNS_DETECT_PERIOD', '9s');
+      expect((await parse([...REQUIRED, '--period=2s'])).periodMs).toBe(2_000);
+    });
+
+    it("Karmada's variable beats an earlier name's when both are set", async () => {
+      vi.stubEnv('KF_PERIOD', '2s');
+      vi.stubEnv('KF_DETECT_PERIOD', '3s');
+      vi.stubEnv('KF_COREDNS_DETECT_PERIOD', '4s');
+      expect((await parse(REQUIRED)).periodMs).toBe(4_000);
+      vi.stubEnv('KF_COREDNS_DETECT_PERIOD', undefined);
+      expect((await parse(REQUIRED)).periodMs).toBe(2_000);
+      vi.stubEnv('NODE_NAME', '');
+      vi.stubEnv('KF_NODE_NAME', 'old');
+      vi.stubEnv('KF_HOST_NAME', 'new');
+      expect((await parse(REQUIRED.slice(1))).nodeName).toBe('new');
+    });
+
+    it('refuses a flag given twice under both names', async () => {
+      expect(await problems([...REQUIRED, '--period=1s', '--coredns-detect-period=2s'])).toEqual([
+        '--coredns-detect-period and --period mean the same: give one',
+      ]);
+      expect(await problems([...REQUIRED, '--node-name=other'])).toEqual([
+        '--host-name and --node-name mean the same: give one',
+      ]);
+    });
   });
 
   it('lists every missing required setting at once', async () => {
     vi.stubEnv('NODE_NAME', '');
     expect(await problems([])).toEqual([
       '--karmada-kubeconfig is required: the elected pod writes the Cluster condition there',
-      '--node-name is required (or KF_NODE_NAME or NODE_NAME): the Node this pod runs on',
+      '--host-name is required (or KF_HOST_NAME or NODE_NAME): the Node this pod runs on',
       '--cluster-name is required: the Cluster to report on',
     ]);
   });
@@ -209,10 +276,15 @@ describe('buildProbeCommand', () => {
     ],
     [['--lookup-names=bad..name'], '--lookup-names: "bad..name" is not a valid DNS name'],
     [['--lookup-names=,'], '--lookup-names needs at least one name'],
-    [['--period=0s'], '--period must be positive'],
+    [['--coredns-detect-period=0s'], '--coredns-detect-period must be positive'],
+    [['--period=0s'], '--coredns-detect-period must be positive'],
+    [
+      ['--coredns-detect-period=1m'],
+      '--coredns-stale-threshold must be longer than --coredns-detect-period: a heartbeat is written at most once a period',
+    ],
     [
       ['--period=1m'],
-      '--stale-threshold must be longer than --period: a heartbeat is written at most once a period',
+      '--coredns-stale-threshold must be longer than --coredns-detect-period: a heartbeat is written at most once a period',
     ],
     [['--dns-timeout=0s'], '--dns-timeout must be positive'],
     [
@@ -239,9 +311,12 @@ describe('buildProbeCommand', () => {
   });
 
   it.each([
+    ['--coredns-detect-period=5', 'missing unit'],
     ['--period=5', 'missing unit'],
+    ['--coredns-detect-period=700h', 'duration "700h" is too long: the maximum is 596h31m23.647s'],
     ['--period=700h', 'duration "700h" is too long: the maximum is 596h31m23.647s'],
     ['--coredns-failure-threshold=600h', 'the maximum is 596h31m23.647s'],
+    ['--fail-after=600h', 'the maximum is 596h31m23.647s'],
     ['--dns-timeout=31s', 'duration "31s" is too long: the maximum is 30s'],
     ['--failure-quorum=1.5', 'not a ratio'],
     ['--nameserver-port=70000', 'not a port'],
@@ -263,20 +338,43 @@ describe('buildProbeCommand', () => {
     expect(exitCodeFor(err)).toBe(2);
   });
 
-  it('documents our flags and hides the upstream spellings', () => {
+  it("documents Karmada's names and hides the earlier ones", () => {
     const help = buildProbeCommand(() => Promise.resolve()).helpInformation();
     for (const f of [
-      '--fail-after',
-      '--recover-after',
-      '--stale-threshold',
-      '--period',
+      '--host-name <name>',
+      '--coredns-detect-period <duration>',
+      '--coredns-failure-threshold <duration>',
+      '--coredns-success-threshold <duration>',
+      '--coredns-stale-threshold <duration>',
       '--nameserver-port',
       '--failure-quorum',
     ]) {
       expect(help).toContain(f);
     }
-    expect(help).toMatch(/--fail-after <duration>[^]*\(default: 30s, env: KF_FAIL_AFTER\)/);
-    expect(help).not.toContain('--coredns-failure-threshold <');
+    expect(help).toMatch(
+      /--coredns-failure-threshold <duration>[^]*\(default: 30s, env: KF_COREDNS_FAILURE_THRESHOLD\)/,
+    );
+    expect(help).toMatch(/--coredns-detect-period <duration> +how often each pod resolves the names/);
+    for (const hidden of [
+      '--node-name',
+      '--period',
+      '--detect-period',
+      '--fail-after',
+      '--detect-failure-threshold',
+      '--recover-after',
+      '--detect-success-threshold',
+      '--stale-threshold',
+    ]) {
+      expect(help).not.toMatch(new RegExp(`(^|[\\s(])${hidden}\\b`));
+    }
+    for (const variable of [
+      'KF_NODE_NAME',
+      'KF_PERIOD',
+      'KF_FAIL_AFTER',
+      'KF_RECOVER_AFTER',
+      'KF_STALE_THRESHOLD',
+    ])
+      expect(help).not.toContain(variable);
   });
 });
 

@@ -79,20 +79,25 @@ const DETECTOR = 'coredns-detector';
 const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9]{0,46}[a-z0-9])?$/;
 
 /**
- * Flags whose upstream spelling differs from ours. Both are accepted; ours wins at the same
- * level (command line over environment over default) and giving both on the command line is an
- * error.
+ * Settings this probe once named differently from Karmada's detector. Karmada's name is the
+ * documented flag; the others are hidden aliases, so that command lines and environments written
+ * for the earlier names keep working. Each name also reads its own variable (`--period` reads
+ * `KF_PERIOD`, `--coredns-detect-period` reads `KF_COREDNS_DETECT_PERIOD`).
+ *
+ * Any of the names sets the value. Precedence: any name on the command line, then any variable,
+ * then the default. At the same level Karmada's name wins, then the aliases in the order listed;
+ * only variables can meet there, since two names on the command line are refused.
  */
 const ALIASES: Readonly<Record<string, readonly string[]>> = {
-  nodeName: ['hostName'],
-  period: ['corednsDetectPeriod', 'detectPeriod'],
-  failAfter: ['corednsFailureThreshold', 'detectFailureThreshold'],
-  recoverAfter: ['corednsSuccessThreshold', 'detectSuccessThreshold'],
-  staleThreshold: ['corednsStaleThreshold'],
+  hostName: ['nodeName'],
+  corednsDetectPeriod: ['period', 'detectPeriod'],
+  corednsFailureThreshold: ['failAfter', 'detectFailureThreshold'],
+  corednsSuccessThreshold: ['recoverAfter', 'detectSuccessThreshold'],
+  corednsStaleThreshold: ['staleThreshold'],
 };
 
 function alias(flags: string, of: string): Option {
-  return flag(flags, `same as --${of} (Karmada's name)`).hideHelp();
+  return flag(flags, `same as --${of}`).hideHelp();
 }
 
 function durationAlias(flags: string, of: string): Option {
@@ -126,9 +131,10 @@ function parseAggregation(text: string): 'upstream' | 'quorum' {
 
 /**
  * The probe's command line. Every flag also reads `KF_<FLAG_NAME>` (flag beats environment beats
- * default); `--node-name` also reads `NODE_NAME`, which the DaemonSet sets from `spec.nodeName`.
- * Karmada's detector's flag names are accepted too. `run` gets the validated config; invalid
- * input throws a ConfigError listing every problem.
+ * default); `--host-name` also reads `NODE_NAME`, which the DaemonSet sets from `spec.nodeName`.
+ * Flags shared with Karmada's detector carry its names; the probe's earlier names stay accepted
+ * as hidden aliases (see ALIASES). `run` gets the validated config; invalid input throws a
+ * ConfigError listing every problem.
  */
 export function buildProbeCommand(
   run: (cfg: Readonly<ProbeConfig>) => Promise<void>,
@@ -142,8 +148,8 @@ export function buildProbeCommand(
     .version(version)
     .allowExcessArguments(false)
     // Where to report
-    .addOption(flag('--node-name <name>', 'the Node this pod runs on (also from NODE_NAME)'))
-    .addOption(alias('--host-name <name>', 'node-name'))
+    .addOption(flag('--host-name <name>', 'the Node this pod runs on (also from NODE_NAME)'))
+    .addOption(alias('--node-name <name>', 'host-name'))
     .addOption(flag('--cluster-name <name>', 'the Cluster in the control plane that this member is'))
     .addOption(flag('--kubeconfig <path>', "member cluster kubeconfig (default: the pod's service account)"))
     .addOption(flag('--karmada-kubeconfig <path>', 'control plane kubeconfig (required)'))
@@ -186,39 +192,39 @@ export function buildProbeCommand(
     // When to decide
     .addOption(
       durationFlag(
-        '--period <duration>',
-        'how often each pod resolves the names (Karmada: --coredns-detect-period)',
+        '--coredns-detect-period <duration>',
+        'how often each pod resolves the names',
         DEFAULTS.periodMs,
       ),
     )
-    .addOption(durationAlias('--coredns-detect-period <duration>', 'period'))
-    .addOption(durationAlias('--detect-period <duration>', 'period'))
+    .addOption(durationAlias('--period <duration>', 'coredns-detect-period'))
+    .addOption(durationAlias('--detect-period <duration>', 'coredns-detect-period'))
     .addOption(
       durationFlag(
-        '--fail-after <duration>',
-        'how long lookups must keep failing before the node reports False (Karmada: --coredns-failure-threshold)',
+        '--coredns-failure-threshold <duration>',
+        'how long lookups must keep failing before the node reports False',
         DEFAULTS.failAfterMs,
       ),
     )
-    .addOption(durationAlias('--coredns-failure-threshold <duration>', 'fail-after'))
-    .addOption(durationAlias('--detect-failure-threshold <duration>', 'fail-after'))
+    .addOption(durationAlias('--fail-after <duration>', 'coredns-failure-threshold'))
+    .addOption(durationAlias('--detect-failure-threshold <duration>', 'coredns-failure-threshold'))
     .addOption(
       durationFlag(
-        '--recover-after <duration>',
-        'how long lookups must keep succeeding before the node reports True again (Karmada: --coredns-success-threshold)',
+        '--coredns-success-threshold <duration>',
+        'how long lookups must keep succeeding before the node reports True again',
         DEFAULTS.recoverAfterMs,
       ),
     )
-    .addOption(durationAlias('--coredns-success-threshold <duration>', 'recover-after'))
-    .addOption(durationAlias('--detect-success-threshold <duration>', 'recover-after'))
+    .addOption(durationAlias('--recover-after <duration>', 'coredns-success-threshold'))
+    .addOption(durationAlias('--detect-success-threshold <duration>', 'coredns-success-threshold'))
     .addOption(
       durationFlag(
-        '--stale-threshold <duration>',
-        'a node verdict whose heartbeat is older counts as Unknown (Karmada: --coredns-stale-threshold)',
+        '--coredns-stale-threshold <duration>',
+        'a node verdict whose heartbeat is older counts as Unknown',
         DEFAULTS.staleThresholdMs,
       ),
     )
-    .addOption(durationAlias('--coredns-stale-threshold <duration>', 'stale-threshold'))
+    .addOption(durationAlias('--stale-threshold <duration>', 'coredns-stale-threshold'))
     .addOption(
       flag(
         '--aggregation <mode>',
@@ -295,14 +301,19 @@ export function toProbeConfig(opts: Record<string, unknown>, cmd: Command): Read
   return collectProblems((p) => {
     const names = parseNames(str(opts.lookupNames) ?? '');
     checkNames(p, names);
-    const periodMs = num(pick('period'));
-    const staleThresholdMs = num(pick('staleThreshold'));
-    p.check(periodMs > 0, '--period must be positive');
+    const periodMs = num(pick('corednsDetectPeriod'));
+    const staleThresholdMs = num(pick('corednsStaleThreshold'));
+    p.check(periodMs > 0, '--coredns-detect-period must be positive');
     p.check(
       staleThresholdMs > periodMs,
-      '--stale-threshold must be longer than --period: a heartbeat is written at most once a period',
+      '--coredns-stale-threshold must be longer than --coredns-detect-period: a heartbeat is written at most once a period',
     );
-    for (const key of ['period', 'failAfter', 'recoverAfter', 'staleThreshold'])
+    for (const key of [
+      'corednsDetectPeriod',
+      'corednsFailureThreshold',
+      'corednsSuccessThreshold',
+      'corednsStaleThreshold',
+    ])
       checkAliases(p, opts, cmd, key);
     const dnsTimeoutMs = opts.dnsTimeout as number | undefined;
     p.check(dnsTimeoutMs === undefined || dnsTimeoutMs > 0, '--dns-timeout must be positive');
@@ -325,8 +336,8 @@ export function toProbeConfig(opts: Record<string, unknown>, cmd: Command): Read
       ...optional('dnsTimeoutMs', dnsTimeoutMs),
       ...optional('dnsAttempts', dnsAttempts),
       periodMs,
-      failAfterMs: num(pick('failAfter')),
-      recoverAfterMs: num(pick('recoverAfter')),
+      failAfterMs: num(pick('corednsFailureThreshold')),
+      recoverAfterMs: num(pick('corednsSuccessThreshold')),
       staleThresholdMs,
       aggregation: aggregationOf(p, opts),
       leaderElection: leaderElectionOf(p, opts),
@@ -344,11 +355,11 @@ function checkNames(p: Problems, names: readonly string[]): void {
 }
 
 function nodeNameOf(p: Problems, opts: Record<string, unknown>, cmd: Command): string {
-  checkAliases(p, opts, cmd, 'nodeName');
-  const name = str(pickAliased(opts, cmd, 'nodeName')) ?? str(process.env.NODE_NAME) ?? '';
+  checkAliases(p, opts, cmd, 'hostName');
+  const name = str(pickAliased(opts, cmd, 'hostName')) ?? str(process.env.NODE_NAME) ?? '';
   p.check(
     name !== '',
-    `--node-name is required (or ${DEFAULT_ENV_PREFIX}NODE_NAME or NODE_NAME): the Node this pod runs on`,
+    `--host-name is required (or ${DEFAULT_ENV_PREFIX}HOST_NAME or NODE_NAME): the Node this pod runs on`,
   );
   return name;
 }
@@ -416,7 +427,10 @@ function bindAddressOf(v: unknown): BindAddress | undefined {
 
 const RANK: Readonly<Record<string, number>> = { cli: 3, env: 2 };
 
-/** The value of `key` or of one of its upstream aliases, whichever was given at the higher level. */
+/**
+ * The value of `key` or of one of its aliases, whichever was given at the higher level; at the
+ * same level `key` first, then the aliases in ALIASES order.
+ */
 function pickAliased(opts: Record<string, unknown>, cmd: Command, key: string): unknown {
   let best = key;
   let bestRank = RANK[cmd.getOptionValueSource(key) ?? ''] ?? 0;

@@ -28,10 +28,10 @@ const WRITE_SLACK_MS = 2_000;
 const POLL = { timeout: 30_000, interval: 100 } as const;
 
 const COMMON_ARGS = [
-  `--period=${PERIOD_MS}ms`,
-  `--fail-after=${FAIL_AFTER_MS}ms`,
-  `--recover-after=${RECOVER_AFTER_MS}ms`,
-  `--stale-threshold=${STALE_MS}ms`,
+  `--coredns-detect-period=${PERIOD_MS}ms`,
+  `--coredns-failure-threshold=${FAIL_AFTER_MS}ms`,
+  `--coredns-success-threshold=${RECOVER_AFTER_MS}ms`,
+  `--coredns-stale-threshold=${STALE_MS}ms`,
   '--dns-timeout=300ms',
   '--dns-attempts=1',
   `--leader-elect-lease-duration=${LEASE_MS}ms`,

@@ -20,11 +20,11 @@ const POD_RESOLV_CONF =
   'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 127.0.0.1\noptions ndots:5\n';
 
 export interface ProbeTiming {
-  /** `--period` (default 1s). */
+  /** `--coredns-detect-period` (default 1s). */
   readonly period: string;
-  /** `--fail-after` (default 3s). */
+  /** `--coredns-failure-threshold` (default 3s). */
   readonly failAfter: string;
-  /** `--recover-after` (default 3s). */
+  /** `--coredns-success-threshold` (default 3s). */
   readonly recoverAfter: string;
 }
 
@@ -90,9 +90,9 @@ export class MemberDns {
               logDir,
               pidFile: join(fed.runDir, PID_FILE),
               args: [
-                `--period=${timing.period}`,
-                `--fail-after=${timing.failAfter}`,
-                `--recover-after=${timing.recoverAfter}`,
+                `--coredns-detect-period=${timing.period}`,
+                `--coredns-failure-threshold=${timing.failAfter}`,
+                `--coredns-success-threshold=${timing.recoverAfter}`,
                 '--dns-timeout=300ms',
                 '--dns-attempts=1',
                 '--leader-elect-lease-duration=4s',

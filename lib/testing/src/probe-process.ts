@@ -40,7 +40,7 @@ export class ProbeProcess {
       command: process.execPath,
       args: [
         PROBE_MAIN,
-        `--node-name=${o.node}`,
+        `--host-name=${o.node}`,
         `--cluster-name=${o.clusterName}`,
         `--kubeconfig=${o.memberKubeconfig}`,
         `--karmada-kubeconfig=${o.karmadaKubeconfig}`,

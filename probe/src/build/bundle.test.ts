@@ -54,7 +54,7 @@ describe('probe bundle', () => {
       [...PROBE_NODE_FLAGS, bundle.outfile, '--help'],
       { cwd: dir },
     );
-    expect(stdout).toContain('--node-name');
+    expect(stdout).toContain('--host-name');
   });
 
   it('keeps WebAssembly under its production flags (undici parses HTTP/1.1 with it)', async () => {
@@ -115,13 +115,13 @@ current-context: http1
         [
           ...nodeFlags,
           bundle.outfile,
-          '--node-name=node1',
+          '--host-name=node1',
           '--cluster-name=member1',
           `--kubeconfig=${kubeconfig}`,
           `--karmada-kubeconfig=${kubeconfig}`,
           `--resolv-conf=${resolvConf}`,
           '--nameserver-port=1',
-          '--period=100ms',
+          '--coredns-detect-period=100ms',
           '--leader-elect=false',
           '--metrics-bind-address=0',
           '--health-probe-bind-address=0',
