@@ -10,6 +10,8 @@ NODE_VERSION="24.21.0"
 KUBE_VERSION="v1.36.3"
 ETCD_VERSION="v3.6.16"
 KWOK_VERSION="v0.7.0"
+# The Karmada release the interop tests hold the project to.
+KARMADA_VERSION="v1.18.2"
 
 NODE_DIR="$KF_CACHE_DIR/node-$NODE_VERSION"
 KUBE_BIN_DIR="$KF_CACHE_DIR/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION/bin"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Everything the tests and the demo need, idempotently: Node 24, npm dependencies, and the
-# Kubernetes binaries built from source. Prints the PATH to use on its last line.
+# Everything the tests and the demo need, idempotently: Node 24, npm dependencies, the Kubernetes
+# binaries built from source, and Karmada's CRDs for the interop tests. Prints the PATH to use on
+# its last line.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
@@ -19,4 +20,5 @@ fi
 bash scripts/ensure-apt.sh
 bash scripts/build-kube.sh >/dev/null
 bash scripts/build-helm.sh >/dev/null
+bash scripts/fetch-karmada.sh >/dev/null
 echo "$PATH"

@@ -19,6 +19,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  annotations,
   clusterTaintKeys,
   findCondition,
   multiClusterIngressKind,
@@ -354,13 +355,13 @@ describe('fleet guard at 50%', () => {
 
   beforeAll(async () => {
     await fed.taintPolicies.mergePatch(DEFAULT_TAINT_POLICY_NAME, {
-      spec: { addAfterSeconds: HOLD_SECONDS },
+      metadata: { annotations: { [annotations.addAfterSeconds]: String(HOLD_SECONDS) } },
     });
   });
 
   afterAll(async () => {
     await fed.taintPolicies.mergePatch(DEFAULT_TAINT_POLICY_NAME, {
-      spec: { addAfterSeconds: fed.timing.taintHoldSeconds },
+      metadata: { annotations: { [annotations.addAfterSeconds]: String(fed.timing.taintHoldSeconds) } },
     });
   });
 

@@ -49,6 +49,12 @@ export const annotations = {
    * (written with the first eviction, removed by fail-back). See controlplane's fail-back controller.
    */
   placementBeforeFailover: 'failover.karmada-failover.io/placement-before-failover',
+  /**
+   * Extension, not upstream: on a ClusterTaintPolicy, the hold time in whole seconds (the taints are
+   * added once the conditions have held that long). The portable form of `spec.addAfterSeconds`,
+   * which Karmada's own CRD does not know.
+   */
+  addAfterSeconds: 'failover.karmada-failover.io/add-after-seconds',
 } as const;
 
 export const conflictResolutionAnnotationValues = {

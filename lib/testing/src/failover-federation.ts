@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import {
+  annotations,
   clusterKind,
   clusterTaintPolicyKind,
   findCondition,
@@ -65,7 +66,7 @@ export interface FailoverTiming {
   readonly monitorGraceSeconds: number;
   /** `--cluster-startup-grace-period` in seconds (default 20). */
   readonly startupGraceSeconds: number;
-  /** `spec.addAfterSeconds` of the default ClusterTaintPolicy (default 3; 0 taints at once). */
+  /** The default ClusterTaintPolicy's hold time, its add-after-seconds annotation (default 3; 0 taints at once). */
   readonly taintHoldSeconds: number;
 }
 
@@ -482,12 +483,14 @@ async function waitForControlPlaneReady(controlPlane: ManagedProcess, url: strin
 }
 
 /**
- * Applies deploy/controlplane/cluster-taint-policy.yaml, with its hold time (`spec.addAfterSeconds`)
+ * Applies deploy/controlplane/cluster-taint-policy.yaml, with its hold time (its add-after-seconds annotation)
  * set to the given one: the shipped 15 s is sized for 10 s Lease renewals, the harness renews
  * every second.
  */
 export async function applyDefaultTaintPolicy(cp: LocalCluster, holdSeconds: number): Promise<void> {
   await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', DEFAULT_TAINT_POLICY_FILE));
   const policies = new ResourceClient<ClusterTaintPolicy>(cp.kubeConfig(), clusterTaintPolicyKind);
-  await policies.mergePatch(DEFAULT_TAINT_POLICY_NAME, { spec: { addAfterSeconds: holdSeconds } });
+  await policies.mergePatch(DEFAULT_TAINT_POLICY_NAME, {
+    metadata: { annotations: { [annotations.addAfterSeconds]: String(holdSeconds) } },
+  });
 }

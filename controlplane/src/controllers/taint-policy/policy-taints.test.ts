@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  annotations,
   formatTime,
   type Cluster,
   type ClusterCondition,
@@ -8,7 +9,12 @@ import {
   type MatchCondition,
   type Taint,
 } from '@kf/api';
-import { areConditionsMatched, planPolicyTaints, type HeldClusterTaintPolicy } from './policy-taints.ts';
+import {
+  areConditionsMatched,
+  holdSecondsOf,
+  planPolicyTaints,
+  type HeldClusterTaintPolicy,
+} from './policy-taints.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const s = (seconds: number): number => T0 + seconds * 1000;
@@ -402,5 +408,30 @@ describe('planPolicyTaints', () => {
         if (now < hold) expect(plan.recheckInMs).toBe((hold - now) * 1000);
       }),
     );
+  });
+});
+
+describe('holdSecondsOf', () => {
+  const held = (annotation: string | undefined, spec: number | undefined): HeldClusterTaintPolicy => {
+    const p = policy('p', spec === undefined ? {} : { addAfterSeconds: spec });
+    if (annotation === undefined) return p;
+    return { ...p, metadata: { ...p.metadata, annotations: { [annotations.addAfterSeconds]: annotation } } };
+  };
+
+  it.each<[string, string | undefined, number | undefined, number]>([
+    ['neither: no hold', undefined, undefined, 0],
+    ['the spec field alone', undefined, 30, 30],
+    ["the annotation alone (what works under Karmada's CRD)", '15', undefined, 15],
+    ['the annotation wins over the spec field', '15', 30, 15],
+    ['an unreadable annotation is ignored', '15s', 30, 30],
+    ['a negative spec value is no hold', undefined, -5, 0],
+  ])('%s', (_what, annotation, spec, expected) => {
+    expect(holdSecondsOf(held(annotation, spec))).toBe(expected);
+  });
+
+  it('holds the taint back by the annotation', () => {
+    const cluster = clusterWith([cond('Ready', 'False', 0)]);
+    const plan = planPolicyTaints(cluster, [held('60', undefined)], s(20));
+    expect(plan.recheckInMs).toBe(40_000);
   });
 });

@@ -9,7 +9,9 @@
  * first cluster taint with each policy taint's key and effect is removed. Policy deletion removes
  * nothing.
  *
- * Extension — hold time (`spec.addAfterSeconds`, proposed; not in upstream's CRD): the taints are
+ * Extension — hold time (annotation `failover.karmada-failover.io/add-after-seconds`, which works
+ * under Karmada's own CRD too, or `spec.addAfterSeconds`, which only the project's CRD accepts; the
+ * annotation wins when both are set, and an unreadable one is ignored): the taints are
  * added only once the `addOnConditions` have held for that many seconds. A cluster condition
  * carries no history, so "held since" is the latest `lastTransitionTime` among the matched
  * conditions: a condition moving between two matching statuses (Ready False → Unknown for
@@ -18,6 +20,7 @@
  * never comes would silently disable the policy. Unset or 0 means add at once, as upstream.
  */
 import {
+  annotations,
   clusterConditionTypes,
   formatTime,
   isSameTaint,
@@ -79,13 +82,21 @@ export function planPolicyTaints(
   const deferred: { policy: string; taint: PolicyTaint }[] = [];
   for (const policy of orderPolicies(policies)) {
     if (!isClusterTargeted(cluster, policy.spec.targetClusters)) continue;
-    const step = applyPolicy(taints, conditions, policy.spec, { nowMs, ...options });
+    const spec = { ...policy.spec, addAfterSeconds: holdSecondsOf(policy) };
+    const step = applyPolicy(taints, conditions, spec, { nowMs, ...options });
     taints = step.taints;
     for (const t of step.deferred) deferred.push({ policy: policy.metadata.name ?? '', taint: t });
     if (step.waitMs !== undefined) recheckInMs = Math.min(recheckInMs ?? step.waitMs, step.waitMs);
   }
   const plan = { ...planTaintChange(cluster.spec.taints, taints), deferred };
   return recheckInMs === undefined ? plan : { ...plan, recheckInMs };
+}
+
+/** The policy's hold time in seconds: its annotation, else `spec.addAfterSeconds`, else 0. */
+export function holdSecondsOf(policy: HeldClusterTaintPolicy): number {
+  const raw = policy.metadata.annotations?.[annotations.addAfterSeconds]?.trim();
+  if (raw !== undefined && /^\d+$/.test(raw)) return Number(raw);
+  return Math.max(0, policy.spec.addAfterSeconds ?? 0);
 }
 
 interface PolicyStep {

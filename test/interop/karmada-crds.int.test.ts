@@ -1,0 +1,178 @@
+/**
+ * Everything the project writes must be valid where its users run it: under Karmada's own CRDs
+ * (v1.18.2, from Karmada's Go module; see scripts/fetch-karmada.sh), with strict field validation,
+ * which is what `kubectl apply` does by default and what turns a field Karmada does not know into an
+ * error rather than a silently dropped value.
+ *
+ * The objects are captured from a real cluster failover on the project's federation (member1's
+ * agent killed: the binding evicted with its placement record, Works, the shipped
+ * ClusterTaintPolicy), plus the shipped manifests as a user applies them, and each is created with
+ * `--dry-run=server --validate=strict` on a second API server that has Karmada's CRDs only.
+ * Clusters are left out: Karmada serves them from its aggregated API server, not a CRD.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterTaintPolicyKind, type ClusterTaintPolicy, type ObjectMeta } from '@kf/api';
+import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
+import {
+  LocalCluster,
+  REPO_ROOT,
+  installCrds,
+  newRunDir,
+  startFailoverFederation,
+  type FailoverFederation,
+} from '@kf/testing';
+import { annotations } from '@kf/api';
+import { binding, demoDeployment, placement, policyFor, propagate, until } from '../e2e/support.ts';
+
+const execFileAsync = promisify(execFile);
+
+/** Where scripts/fetch-karmada.sh leaves Karmada's CRDs (the README's test command runs it). */
+const KARMADA_CRDS = join(REPO_ROOT, '.tools', 'karmada-v1.18.2', 'crds');
+
+let fed: FailoverFederation;
+let karmada: LocalCluster;
+let dir: string;
+
+beforeAll(async () => {
+  [fed, karmada] = await Promise.all([
+    startFailoverFederation({ members: 2, nodes: 1 }),
+    (async () => {
+      dir = await newRunDir('karmada-crds');
+      const c = await LocalCluster.create({ name: 'karmada', role: 'control-plane', dir });
+      await installCrds(c, KARMADA_CRDS);
+      return c;
+    })(),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([
+    (fed as FailoverFederation | undefined)?.destroy(),
+    (karmada as LocalCluster | undefined)?.destroy(),
+  ]);
+});
+
+/** Metadata the API server fills in: not part of what a writer sends. */
+const SERVER_FIELDS = [
+  'resourceVersion',
+  'uid',
+  'creationTimestamp',
+  'generation',
+  'managedFields',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'ownerReferences',
+] as const;
+
+/** The object as its writer sends it, with its kind and apiVersion. */
+function asWritten<T extends { metadata: ObjectMeta }>(obj: T, d: ResourceDescriptor): T {
+  const server = new Set<string>(SERVER_FIELDS);
+  const metadata = Object.fromEntries(Object.entries(obj.metadata).filter(([k]) => !server.has(k)));
+  const apiVersion = d.group === '' ? d.version : `${d.group}/${d.version}`;
+  return { ...obj, apiVersion, kind: d.kind, metadata };
+}
+
+interface Rejection {
+  readonly object: string;
+  readonly error: string;
+}
+
+/** `kubectl create --dry-run=server --validate=strict` of each object on Karmada's CRDs. */
+async function rejectedByKarmada(
+  objects: readonly { metadata: ObjectMeta; kind?: string }[],
+): Promise<Rejection[]> {
+  const out = join(dir, 'objects');
+  await mkdir(out, { recursive: true });
+  const rejected: Rejection[] = [];
+  for (const [i, obj] of objects.entries()) {
+    const file = join(out, `${String(i)}.json`);
+    await writeFile(file, JSON.stringify(obj));
+    const name = `${obj.kind ?? '?'} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+    try {
+      await execFileAsync(
+        karmada.kubectlPath,
+        karmada.kubectlArgs('create', '--dry-run=server', '--validate=strict', '-f', file),
+      );
+    } catch (err: unknown) {
+      rejected.push({ object: name, error: String((err as { stderr?: string }).stderr ?? err).trim() });
+    }
+  }
+  return rejected;
+}
+
+async function namespaces(names: readonly string[]): Promise<void> {
+  for (const ns of names) {
+    await execFileAsync(karmada.kubectlPath, karmada.kubectlArgs('create', 'namespace', ns)).catch(
+      () => undefined,
+    );
+  }
+}
+
+describe("the project's objects under Karmada v1.18.2's CRDs", () => {
+  it('the shipped manifests validate strictly', async () => {
+    const manifests = join(REPO_ROOT, 'deploy', 'controlplane');
+    const files = (await readdir(manifests)).filter((f) => f.endsWith('.yaml') && f !== 'rbac.yaml');
+    const rejected: Rejection[] = [];
+    for (const f of files) {
+      try {
+        await execFileAsync(
+          karmada.kubectlPath,
+          karmada.kubectlArgs('create', '--dry-run=server', '--validate=strict', '-f', join(manifests, f)),
+        );
+      } catch (err: unknown) {
+        rejected.push({ object: f, error: String((err as { stderr?: string }).stderr ?? err).trim() });
+      }
+    }
+    expect(rejected).toEqual([]);
+  });
+
+  it('every object a real cluster failover leaves behind validates strictly', async () => {
+    const policy = policyFor('web', {
+      clusterAffinity: { clusterNames: ['member1', 'member2'] },
+      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+    });
+    await propagate(
+      fed,
+      {
+        ...policy,
+        metadata: { ...policy.metadata, annotations: { [annotations.failBackAfterSeconds]: '600' } },
+      },
+      demoDeployment('web', 1),
+    );
+    await until('web placed', async () => Object.keys((await placement(fed, 'web')) ?? {}).length === 1);
+    const first = Object.keys((await placement(fed, 'web')) ?? {})[0] ?? 'member1';
+    await fed.killAgent(first);
+    await until(
+      'web evicted from its cluster, the task still running',
+      async () => ((await binding(fed, 'web'))?.spec.gracefulEvictionTasks ?? []).length > 0,
+      120_000,
+    );
+
+    const kc = fed.controlPlaneKubeConfig();
+    const [policies, bindings, works, taintPolicies] = await Promise.all([
+      fed.policies.list(),
+      fed.bindings.list(),
+      fed.works.list(),
+      new ResourceClient<ClusterTaintPolicy>(kc, clusterTaintPolicyKind).list(),
+    ]);
+    const captured = [
+      ...policies.items.map((o) => asWritten(o, fed.policies.resource)),
+      ...bindings.items.map((o) => asWritten(o, fed.bindings.resource)),
+      ...works.items.map((o) => asWritten(o, fed.works.resource)),
+      ...taintPolicies.items.map((o) => asWritten(o, clusterTaintPolicyKind)),
+    ];
+    // The capture holds what failover writes: a binding mid-eviction with its placement record.
+    const web = bindings.items.find((b) => b.metadata.name === 'web-deployment');
+    expect(web?.metadata.annotations?.[annotations.placementBeforeFailover]).toBeDefined();
+    expect(works.items.length).toBeGreaterThan(0);
+    await namespaces([
+      ...new Set(captured.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined)),
+    ]);
+
+    expect(await rejectedByKarmada(captured)).toEqual([]);
+  });
+});
