@@ -23,7 +23,13 @@ export const REBALANCE_RESULTS = ['Successful', 'Failed'] as const satisfies rea
  * What became of a binding's placement record (the `result` label of `fail_backs_total`): Started
  * (it goes back), or why it was dropped without a move.
  */
-export const FAIL_BACK_RESULTS = ['Started', 'AlreadyBack', 'ClusterGone', 'InvalidRecord', 'Disabled'] as const;
+export const FAIL_BACK_RESULTS = [
+  'Started',
+  'AlreadyBack',
+  'ClusterGone',
+  'InvalidRecord',
+  'Disabled',
+] as const;
 export type FailBackResult = (typeof FAIL_BACK_RESULTS)[number];
 
 export interface ControlPlaneMetrics {

@@ -149,11 +149,7 @@ async function evict(
       message: describeCause(d.untolerated),
     }).spec;
   }
-  // A binding opted into fail-back remembers, in the same write, where it ran before.
-  const record =
-    readFailBackSetting(binding.metadata.annotations).kind === 'on'
-      ? recordOnEviction(binding.metadata.annotations, binding.spec.clusters ?? [], now())
-      : undefined;
+  const record = placementRecordFor(binding, now());
   try {
     await bindingClient(deps.bindings, key).mergePatch(
       key,
@@ -182,6 +178,12 @@ async function evict(
     log.info({ cluster: d.cluster, purgeMode }, 'binding evicted from cluster');
   }
   return due.laterInMs === undefined ? converged() : recheckIn(due.laterInMs);
+}
+
+/** A binding opted into fail-back remembers, in the eviction's write, where it ran before. */
+function placementRecordFor(binding: Binding, nowMs: number): Record<string, string> | undefined {
+  if (readFailBackSetting(binding.metadata.annotations).kind !== 'on') return undefined;
+  return recordOnEviction(binding.metadata.annotations, binding.spec.clusters ?? [], nowMs);
 }
 
 function describeCause(untolerated: readonly Taint[]): string {
