@@ -11,9 +11,15 @@
  * ClusterTaintPolicy (hold time 0) taints it NoExecute, the taint manager evicts every binding
  * (paced by --resource-eviction-rate/--resource-eviction-burst, defaults 50/s and 100), and the
  * scheduler places member2:2. Prints the seconds from the failure until every binding has its
- * new placement, the rate, and the ratio to upstream's figure of about 22 bindings/s.
+ * new placement and until every Work is in place (member2's carrying 2 replicas, member1's gone),
+ * the rate, and the ratio to upstream's figure of about 22 bindings/s; then, over the failover
+ * alone, per binding: the control plane's reconciles, the API server's write requests and 409
+ * conflicts (by resource, from kube-apiserver's own `apiserver_request_total`), and the control
+ * plane's CPU seconds.
  */
+import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import { AppsV1Api } from '@kubernetes/client-node';
 import type { PropagationPolicy, ResourceBinding } from '@kf/api';
 import {
@@ -21,7 +27,10 @@ import {
   demoDeployment,
   dividedByStaticWeights,
   startFailoverFederation,
+  type FailoverFederation,
 } from '@kf/testing';
+
+const execFileAsync = promisify(execFile);
 
 const BINDINGS = Number(process.argv[2] ?? process.env['KF_BENCH_BINDINGS'] ?? 1_000);
 const UPSTREAM_BINDINGS_PER_SECOND = 22;
@@ -81,6 +90,61 @@ async function controllerBreakdown(metricsUrl: string): Promise<string[]> {
   return [...per]
     .filter(([, e]) => e.count > 0)
     .map(([c, e]) => `${c}: ${e.count} reconciles, ${e.seconds.toFixed(1)} s, ${e.retries} retries`);
+}
+
+/** Sums of metric samples by a label set, e.g. `POST works 201`. */
+type Samples = Map<string, number>;
+
+/** kube-apiserver's write requests so far, by verb, resource and code (read with kubectl). */
+async function apiWrites(fed: FailoverFederation): Promise<Samples> {
+  const cp = fed.federation.controlPlane;
+  const { stdout } = await execFileAsync(cp.kubectlPath, cp.kubectlArgs('get', '--raw', '/metrics'), {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const out: Samples = new Map();
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+    const verb = label('verb');
+    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) continue;
+    const key = `${verb} ${label('resource')}${label('subresource') === '' ? '' : `/${label('subresource')}`} ${label('code')}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return out;
+}
+
+/** The control plane's reconciles (all controllers) and CPU seconds so far, from its /metrics. */
+async function controlPlaneTotals(metricsUrl: string): Promise<{ reconciles: number; cpuSeconds: number }> {
+  const text = await (await fetch(metricsUrl)).text();
+  let reconciles = 0;
+  let cpuSeconds = 0;
+  for (const line of text.split('\n')) {
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('karmada_failover_reconcile_duration_seconds_count{')) reconciles += value;
+    if (/^(karmada_failover_)?process_cpu_seconds_total /.test(line)) cpuSeconds = value;
+  }
+  return { reconciles, cpuSeconds };
+}
+
+function diff(after: Samples, before: Samples): Samples {
+  const out: Samples = new Map();
+  for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) out.set(k, v - (before.get(k) ?? 0));
+  return out;
+}
+
+/** Works of the bench's bindings per member, with the replicas their Deployment carries. */
+async function worksInPlace(fed: FailoverFederation): Promise<{ member1: number; member2Done: number }> {
+  const { items } = await fed.works.list();
+  let member1 = 0;
+  let member2Done = 0;
+  for (const w of items) {
+    if (!(w.metadata.name ?? '').startsWith('app-')) continue;
+    const ns = w.metadata.namespace ?? '';
+    if (ns === 'karmada-es-member1') member1++;
+    const manifest = w.spec.workload?.manifests?.[0] as { spec?: { replicas?: number } } | undefined;
+    if (ns === 'karmada-es-member2' && manifest?.spec?.replicas === 2) member2Done++;
+  }
+  return { member1, member2Done };
 }
 
 /** Waits until every work queue of the process has stayed empty for 2 s (the placement settled). */
@@ -149,6 +213,8 @@ try {
     `control plane idle ${((performance.now() - createdAt) / 1000).toFixed(1)} s after the first Deployment`,
   );
 
+  const writesBefore = await apiWrites(fed);
+  const totalsBefore = await controlPlaneTotals(`${fed.controlPlaneUrl}/metrics`);
   // The failure: member1's agent reports it not ready.
   const failedAt = performance.now();
   await members.setCondition('member1', {
@@ -167,13 +233,35 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   const seconds = (performance.now() - failedAt) / 1000;
+  for (;;) {
+    const works = await worksInPlace(fed);
+    if (works.member1 === 0 && works.member2Done === BINDINGS) break;
+    if (performance.now() - failedAt > 15 * 60_000)
+      throw new Error(`Works not in place: ${JSON.stringify(works)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const worksSeconds = (performance.now() - failedAt) / 1000;
   const rate = BINDINGS / seconds;
   const firstSeconds = ((firstMovedAt ?? failedAt) - failedAt) / 1000;
   process.stdout.write(
-    `reschedule bindings=${BINDINGS} seconds=${seconds.toFixed(2)} first_moved_s=${firstSeconds.toFixed(2)} ` +
+    `reschedule bindings=${BINDINGS} seconds=${seconds.toFixed(2)} works_in_place_s=${worksSeconds.toFixed(2)} ` +
+      `first_moved_s=${firstSeconds.toFixed(2)} ` +
       `bindings_per_s=${rate.toFixed(1)} upstream_per_s=${UPSTREAM_BINDINGS_PER_SECOND} ` +
       `ratio=${(rate / UPSTREAM_BINDINGS_PER_SECOND).toFixed(2)}\n`,
   );
+  await waitForIdle(`${fed.controlPlaneUrl}/metrics`);
+  const totals = await controlPlaneTotals(`${fed.controlPlaneUrl}/metrics`);
+  const writes = diff(await apiWrites(fed), writesBefore);
+  const sum = (pick: (key: string) => boolean): number =>
+    [...writes].filter(([k]) => pick(k)).reduce((n, [, v]) => n + v, 0);
+  const perBinding = (n: number): string => (n / BINDINGS).toFixed(2);
+  process.stdout.write(
+    `per binding over the failover: reconciles=${perBinding(totals.reconciles - totalsBefore.reconciles)} ` +
+      `writes=${perBinding(sum(() => true))} conflicts=${perBinding(sum((k) => k.endsWith(' 409')))} ` +
+      `work_conflicts=${String(sum((k) => k.endsWith(' 409') && k.includes(' works')))} ` +
+      `controlplane_cpu_s=${(totals.cpuSeconds - totalsBefore.cpuSeconds).toFixed(1)}\n`,
+  );
+  for (const [k, v] of [...writes].sort((a, b) => b[1] - a[1])) log(`api writes ${k}: ${String(v)}`);
   for (const line of await controllerBreakdown(`${fed.controlPlaneUrl}/metrics`)) log(line);
 } finally {
   members.stop();

@@ -173,6 +173,7 @@ async function captureState(
 
 async function writeWork(deps: BindingControllerDeps, plan: WorkWrite, signal: AbortSignal): Promise<void> {
   if (plan.kind === 'Create') await deps.workClient.create(plan.work, { signal });
+  else if (plan.kind === 'Patch') await deps.workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
   else await deps.workClient.replace(plan.work, { signal });
 }
 

@@ -188,10 +188,41 @@ describe('planWorkWrite', () => {
       spec: { workload: { manifests: [] } },
     };
     const plan = planWorkWrite(wanted, existing);
-    expect(plan).toMatchObject({
-      kind: 'Update',
-      work: { metadata: { resourceVersion: '5' }, spec: wanted.spec },
+    // A merge patch without resourceVersion: a status write by the agent cannot make it conflict.
+    expect(plan).toEqual({
+      kind: 'Patch',
+      patch: { spec: wanted.spec },
+      work: { ...existing, spec: wanted.spec },
     });
+  });
+
+  it('patches only the labels and annotations it owns, and removes spec fields it no longer wants', () => {
+    const existing: Work = {
+      ...wanted,
+      metadata: {
+        ...wanted.metadata,
+        resourceVersion: '5',
+        labels: { ...wanted.metadata.labels, [Object.keys(wanted.metadata.labels ?? {})[0] ?? 'x']: 'stale' },
+      },
+      // Dispatching was suspended; it no longer is, so the field goes.
+      spec: { ...wanted.spec, suspendDispatching: true },
+    };
+    const plan = planWorkWrite(wanted, existing);
+    expect(plan?.kind).toBe('Patch');
+    expect(plan?.kind === 'Patch' && plan.patch).toEqual({
+      metadata: { labels: wanted.metadata.labels },
+      spec: { ...wanted.spec, suspendDispatching: null },
+    });
+    expect(JSON.stringify(plan?.kind === 'Patch' ? plan.patch : {})).not.toContain('resourceVersion');
+  });
+
+  it('updates the whole Work, with its resourceVersion, when a finalizer is missing', () => {
+    const existing: Work = {
+      ...wanted,
+      metadata: { ...wanted.metadata, resourceVersion: '5', finalizers: [] },
+    };
+    const plan = planWorkWrite(wanted, existing);
+    expect(plan).toMatchObject({ kind: 'Update', work: { metadata: { resourceVersion: '5' } } });
   });
 
   it('waits for a deleting Work', () => {

@@ -206,7 +206,16 @@ export function withWorkloadLabels(w: Work, extra: Readonly<Record<string, strin
 
 export type WorkWrite =
   | { readonly kind: 'Create'; readonly work: Work }
-  /** `work` is the existing Work (with its resourceVersion) carrying the wanted content. */
+  /**
+   * A merge patch of what the binding controller owns (labels and annotations it sets, the spec),
+   * sent without a resourceVersion: the agent's status writes and anyone else's labels do not make
+   * it conflict, and it cannot undo them. `work` is the existing Work with the patch applied.
+   */
+  | { readonly kind: 'Patch'; readonly patch: object; readonly work: Work }
+  /**
+   * A whole-object update with the existing resourceVersion: only when a finalizer is missing, since
+   * a merge patch replaces the finalizer list and could drop one added meanwhile.
+   */
   | { readonly kind: 'Update'; readonly work: Work }
   /** The Work is being deleted (e.g. a Directly purge just finished): retry once it is gone. */
   | { readonly kind: 'WaitForDeletion'; readonly work: Work };
@@ -226,10 +235,30 @@ export function planWorkWrite(wanted: Work, existing: Work | undefined): WorkWri
     },
     spec: wanted.spec,
   };
-  const same =
-    isSameJson(m.labels, merged.metadata.labels) &&
-    isSameJson(m.annotations, merged.metadata.annotations) &&
-    isSameJson(m.finalizers, merged.metadata.finalizers) &&
-    isSameJson(existing.spec, wanted.spec);
-  return same ? undefined : { kind: 'Update', work: merged };
+  const sameLabels = isSameJson(m.labels, merged.metadata.labels);
+  const sameAnnotations = isSameJson(m.annotations, merged.metadata.annotations);
+  const sameFinalizers = isSameJson(m.finalizers, merged.metadata.finalizers);
+  const sameSpec = isSameJson(existing.spec, wanted.spec);
+  if (sameLabels && sameAnnotations && sameFinalizers && sameSpec) return undefined;
+  if (!sameFinalizers) return { kind: 'Update', work: merged };
+  const patch = {
+    ...metadataPatch(wanted, { labels: !sameLabels, annotations: !sameAnnotations }),
+    ...(sameSpec ? {} : { spec: specPatch(existing.spec, wanted.spec) }),
+  };
+  return { kind: 'Patch', patch, work: merged };
+}
+
+/** The labels and annotations `wanted` sets, for those that differ; nothing when neither does. */
+function metadataPatch(wanted: Work, differs: { labels: boolean; annotations: boolean }): object {
+  const metadata = {
+    ...(differs.labels ? { labels: wanted.metadata.labels } : {}),
+    ...(differs.annotations ? { annotations: wanted.metadata.annotations } : {}),
+  };
+  return Object.keys(metadata).length === 0 ? {} : { metadata };
+}
+
+/** `wanted` as a merge patch over `existing`: top-level fields `wanted` lacks are removed (null). */
+function specPatch(existing: Work['spec'], wanted: Work['spec']): Record<string, unknown> {
+  const removed = Object.keys(existing).filter((k) => !(k in wanted));
+  return { ...Object.fromEntries(removed.map((k) => [k, null])), ...wanted };
 }
