@@ -6,7 +6,9 @@
  *
  * The objects are captured from a real cluster failover on the project's federation (member1's
  * agent killed: the binding evicted with its placement record, Works, the shipped
- * ClusterTaintPolicy), plus the shipped manifests as a user applies them, and each is created with
+ * ClusterTaintPolicy, the policy with its fail-back and application failover annotations), plus
+ * what application failover writes onto that binding (planned by its own planner), plus the
+ * shipped manifests as a user applies them, and each is created with
  * `--dry-run=server --validate=strict` on a second API server that has Karmada's CRDs only.
  * Clusters are left out: Karmada serves them from its aggregated API server, not a CRD.
  */
@@ -15,7 +17,14 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterTaintPolicyKind, type ClusterTaintPolicy, type ObjectMeta } from '@kf/api';
+import {
+  clusterTaintPolicyKind,
+  formatTime,
+  type ClusterTaintPolicy,
+  type EvictionHistoryEntry,
+  type ObjectMeta,
+  type ResourceBinding,
+} from '@kf/api';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import {
   LocalCluster,
@@ -26,6 +35,12 @@ import {
   type FailoverFederation,
 } from '@kf/testing';
 import { annotations } from '@kf/api';
+import {
+  DEFAULT_TOLERATION_SECONDS,
+  evictionPatch,
+  planApplicationFailover,
+} from '../../controlplane/src/controllers/application-failover/failover-plan.ts';
+import { parseEvictionHistory } from '../../controlplane/src/scheduler/eviction-history-annotation.ts';
 import { binding, demoDeployment, placement, policyFor, propagate, until } from '../e2e/support.ts';
 
 const execFileAsync = promisify(execFile);
@@ -104,6 +119,43 @@ async function rejectedByKarmada(
   return rejected;
 }
 
+/** `target` with a JSON merge patch (RFC 7386) applied, as the API server applies it. */
+function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out = new Map<string, unknown>(
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? Object.entries(target) : [],
+  );
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    if (v === null) out.delete(k);
+    else out.set(k, applyMergePatch(out.get(k), v));
+  }
+  return Object.fromEntries(out);
+}
+
+/**
+ * The binding as application failover leaves it once its workload has stayed Unhealthy on its
+ * cluster for `tolerationSeconds`: its planner fed that health and that timer, its patch applied.
+ */
+function afterApplicationFailover(b: ResourceBinding): ResourceBinding {
+  const app = b.spec.failover?.application;
+  const cluster = b.spec.clusters?.[0]?.name;
+  if (app === undefined || cluster === undefined) throw new Error('no application failover or no placement');
+  const nowMs = Date.now();
+  const toleratedMs = (app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS) * 1000;
+  const plan = planApplicationFailover({
+    spec: b.spec,
+    annotations: b.metadata.annotations,
+    aggregatedStatus: [{ clusterName: cluster, applied: true, health: 'Unhealthy' }],
+    memory: { [cluster]: { healthySeen: true, unhealthySinceMs: nowMs - toleratedMs } },
+    nowMs,
+    clusterScoped: false,
+    gates: { gracefulEviction: true, statefulFailoverInjection: false },
+  });
+  if (plan.change === undefined) throw new Error(`no eviction planned: ${plan.problem ?? 'none due'}`);
+  return applyMergePatch(b, evictionPatch(plan.change, plan, b.metadata.resourceVersion)) as ResourceBinding;
+}
+
 async function namespaces(names: readonly string[]): Promise<void> {
   for (const ns of names) {
     await execFileAsync(karmada.kubectlPath, karmada.kubectlArgs('create', 'namespace', ns)).catch(
@@ -131,15 +183,31 @@ describe("the project's objects under Karmada v1.18.2's CRDs", () => {
   });
 
   it('every object a real cluster failover leaves behind validates strictly', async () => {
-    const policy = policyFor('web', {
-      clusterAffinity: { clusterNames: ['member1', 'member2'] },
-      replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
-    });
+    const policy = policyFor(
+      'web',
+      {
+        clusterAffinity: { clusterNames: ['member1', 'member2'] },
+        replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+      },
+      {
+        // Application failover with the fields Karmada knows; long enough that it never acts here.
+        propagateDeps: true,
+        failover: {
+          application: { decisionConditions: { tolerationSeconds: 3600 }, purgeMode: 'Gracefully' },
+        },
+      },
+    );
     await propagate(
       fed,
       {
         ...policy,
-        metadata: { ...policy.metadata, annotations: { [annotations.failBackAfterSeconds]: '600' } },
+        metadata: {
+          ...policy.metadata,
+          annotations: {
+            [annotations.failBackAfterSeconds]: '600',
+            [annotations.blockPredecessorSeconds]: '900',
+          },
+        },
       },
       demoDeployment('web', 1),
     );
@@ -168,7 +236,34 @@ describe("the project's objects under Karmada v1.18.2's CRDs", () => {
     // The capture holds what failover writes: a binding mid-eviction with its placement record.
     const web = bindings.items.find((b) => b.metadata.name === 'web-deployment');
     expect(web?.metadata.annotations?.[annotations.placementBeforeFailover]).toBeDefined();
+    expect(web?.metadata.annotations?.[annotations.blockPredecessorSeconds]).toBe('900');
     expect(works.items.length).toBeGreaterThan(0);
+
+    // What application failover writes onto that binding once placed again (the capture may
+    // precede the new placement): its workload Unhealthy on the new cluster for tolerationSeconds,
+    // with a spec.evictionHistory entry as an earlier version left it, which the write moves into
+    // the annotation.
+    await until('web placed on the other member', async () =>
+      Object.keys((await placement(fed, 'web')) ?? {}).some((c) => c !== first),
+    );
+    const placed = await binding(fed, 'web');
+    if (placed === undefined) throw new Error('web binding gone');
+    const earlier: EvictionHistoryEntry = {
+      clusterName: first,
+      creationTimestamp: formatTime(Date.now()),
+      reason: 'ApplicationFailure',
+    };
+    const failedOver = afterApplicationFailover({
+      ...placed,
+      spec: { ...placed.spec, evictionHistory: [earlier] },
+    });
+    expect(failedOver.spec).not.toHaveProperty('evictionHistory');
+    expect(
+      parseEvictionHistory(failedOver.metadata.annotations?.[annotations.evictionHistory])
+        .map((e) => e.clusterName)
+        .sort(),
+    ).toEqual(['member1', 'member2']);
+    captured.push(asWritten(failedOver, fed.bindings.resource));
     await namespaces([
       ...new Set(captured.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined)),
     ]);

@@ -1,6 +1,14 @@
-import type { ReplicaSchedulingStrategy } from '@kf/api';
+import { annotations, type ReplicaSchedulingStrategy } from '@kf/api';
 import { describe, expect, it } from 'vitest';
-import { isWorkload, strategyOf, toBindingView, toPlacementView, type StrategyView } from './binding-view.ts';
+import {
+  blockPredecessorMs,
+  isWorkload,
+  strategyOf,
+  toBindingView,
+  toPlacementView,
+  type StrategyView,
+} from './binding-view.ts';
+import { formatEvictionHistory } from './eviction-history-annotation.ts';
 import { binding, bindingObject } from './test-builders.ts';
 
 describe('strategyOf', () => {
@@ -137,6 +145,57 @@ describe('toBindingView', () => {
     expect(
       binding(seconds === undefined ? {} : { blockPredecessorSeconds: seconds }).blockPredecessorMs,
     ).toBe(ms);
+  });
+
+  it.each<[string, string | undefined, number | undefined, number]>([
+    // [name, annotation, spec field, ms]
+    ['the annotation wins over the spec field', '45', 30, 45_000],
+    ['the annotation alone', '45', undefined, 45_000],
+    ['an annotation of 0 blocks for good', '0', 30, Number.POSITIVE_INFINITY],
+    ['the annotation, blanks around it trimmed', ' 45 ', undefined, 45_000],
+    ['the spec field without the annotation', undefined, 30, 30_000],
+    ['the default without either', undefined, undefined, 600_000],
+    ['an unreadable annotation is ignored: the spec field', 'ten', 30, 30_000],
+    ['a negative annotation is ignored: the spec field', '-5', 30, 30_000],
+    ['a fractional annotation is ignored: the default', '1.5', undefined, 600_000],
+    ['an empty annotation is ignored: the default', '', undefined, 600_000],
+  ])('block annotation: %s', (_name, value, seconds, ms) => {
+    const b = binding({
+      ...(value === undefined ? {} : { annotations: { [annotations.blockPredecessorSeconds]: value } }),
+      ...(seconds === undefined ? {} : { blockPredecessorSeconds: seconds }),
+    });
+    expect(b.blockPredecessorMs).toBe(ms);
+  });
+
+  it('blockPredecessorMs reads the annotation without any application failover section', () => {
+    expect(blockPredecessorMs({ [annotations.blockPredecessorSeconds]: '5' }, undefined)).toBe(5_000);
+    expect(blockPredecessorMs(undefined, undefined)).toBe(600_000);
+  });
+
+  it('reads the eviction history annotation and spec.evictionHistory, each entry once', () => {
+    const at = (clusterName: string, creationTimestamp: string) => ({ clusterName, creationTimestamp });
+    const b = binding({
+      annotations: {
+        [annotations.evictionHistory]: formatEvictionHistory([
+          at('a', '2026-01-01T00:00:00Z'),
+          at('b', 'not a time'),
+        ]),
+      },
+      history: [at('a', '2026-01-01T00:00:00Z'), at('c', '2026-01-01T00:01:00Z')],
+    });
+    expect(b.evictionHistory).toEqual([
+      { cluster: 'a', evictedAtMs: Date.parse('2026-01-01T00:00:00Z') },
+      { cluster: 'c', evictedAtMs: Date.parse('2026-01-01T00:01:00Z') },
+    ]);
+  });
+
+  it('reads an unreadable eviction history annotation as no entries', () => {
+    const b = binding({
+      annotations: { [annotations.evictionHistory]: '[{"clusterName":' },
+      history: [{ clusterName: 'c', creationTimestamp: '2026-01-01T00:01:00Z' }],
+    });
+    expect(b.evictionHistory).toEqual([{ cluster: 'c', evictedAtMs: Date.parse('2026-01-01T00:01:00Z') }]);
+    expect(binding({ annotations: { [annotations.evictionHistory]: 'x' } }).evictionHistory).toEqual([]);
   });
 
   it.each<[string, string | undefined, string | undefined, boolean]>([

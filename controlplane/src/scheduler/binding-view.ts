@@ -3,7 +3,7 @@
  * replica demand, the current placement result, eviction state and the placement rules with
  * upstream's admission defaults applied. Built once per scheduling pass.
  */
-import { parseMilli, parseTime } from '@kf/api';
+import { annotations, parseMilli, parseTime } from '@kf/api';
 import type {
   ApplicationFailoverBehavior,
   ClusterAffinity,
@@ -21,6 +21,7 @@ import type {
   Toleration,
 } from '@kf/api';
 import { apiKey } from './cluster-view.ts';
+import { evictionHistoryOf } from './eviction-history-annotation.ts';
 
 /**
  * How long an eviction keeps the binding away from the cluster when the binding does not say
@@ -92,6 +93,7 @@ export interface BindingView {
   readonly placement: PlacementView | undefined;
   /** `fromCluster` of every graceful eviction task. */
   readonly evicting: ReadonlySet<string>;
+  /** The eviction history annotation's entries and `spec.evictionHistory`'s, each once. */
   readonly evictionHistory: readonly EvictionRecord[];
   /** How long an eviction blocks its cluster; Infinity when it blocks for good. */
   readonly blockPredecessorMs: number;
@@ -103,7 +105,7 @@ export interface BindingView {
 
 /** Reduces a binding to its {@link BindingView}. */
 export function toBindingView(binding: ResourceBinding): BindingView {
-  const { spec, status } = binding;
+  const { metadata, spec, status } = binding;
   const clusters = spec.clusters ?? [];
   return {
     apiKey: apiKey(spec.resource.apiVersion, spec.resource.kind),
@@ -116,8 +118,8 @@ export function toBindingView(binding: ResourceBinding): BindingView {
     assigned: replicasByCluster(clusters),
     placement: spec.placement === undefined ? undefined : toPlacementView(spec.placement),
     evicting: evictingClusters(spec.gracefulEvictionTasks),
-    evictionHistory: evictionRecords(spec.evictionHistory),
-    blockPredecessorMs: blockPredecessorMs(spec.failover?.application),
+    evictionHistory: evictionRecords(evictionHistoryOf(metadata.annotations, spec.evictionHistory)),
+    blockPredecessorMs: blockPredecessorMs(metadata.annotations, spec.failover?.application),
     fresh: isAfter(spec.rescheduleTriggeredAt, status?.lastScheduledTime),
     observedAffinityName: status?.schedulerObservingAffinityName ?? '',
   };
@@ -187,9 +189,9 @@ function evictingClusters(tasks: readonly GracefulEvictionTask[] | undefined): R
 }
 
 /** Entries without a readable time are ignored. */
-function evictionRecords(history: readonly EvictionHistoryEntry[] | undefined): readonly EvictionRecord[] {
+function evictionRecords(history: readonly EvictionHistoryEntry[]): readonly EvictionRecord[] {
   const records: EvictionRecord[] = [];
-  for (const e of history ?? []) {
+  for (const e of history) {
     const evictedAtMs = parseTime(e.creationTimestamp);
     if (evictedAtMs !== undefined) records.push({ cluster: e.clusterName, evictedAtMs });
   }
@@ -197,11 +199,19 @@ function evictionRecords(history: readonly EvictionHistoryEntry[] | undefined): 
 }
 
 /**
- * How long an eviction keeps the binding off its cluster, from `blockPredecessorSeconds`: zero
- * (or less) blocks for good (Infinity), as the proposal defines zero; absent means the default.
+ * How long an eviction keeps the binding off its cluster, in seconds from the binding's annotation
+ * `failover.karmada-failover.io/block-predecessor-seconds` (copied from its policy; the form
+ * Karmada's own CRDs keep), else `spec.failover.application.blockPredecessorSeconds` (only the
+ * project's CRD has it), else the default. Zero (or less) blocks for good (Infinity), as the
+ * proposal defines zero. An annotation that is not a whole number of seconds is ignored.
  */
-export function blockPredecessorMs(application: ApplicationFailoverBehavior | undefined): number {
-  const seconds = application?.blockPredecessorSeconds ?? DEFAULT_BLOCK_PREDECESSOR_SECONDS;
+export function blockPredecessorMs(
+  bindingAnnotations: Readonly<Record<string, string>> | undefined,
+  application: ApplicationFailoverBehavior | undefined,
+): number {
+  const raw = bindingAnnotations?.[annotations.blockPredecessorSeconds]?.trim();
+  const fromAnnotation = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  const seconds = fromAnnotation ?? application?.blockPredecessorSeconds ?? DEFAULT_BLOCK_PREDECESSOR_SECONDS;
   return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
 }
 

@@ -81,8 +81,12 @@ export interface BindingOptions {
   readonly uid?: string;
   readonly requests?: ResourceList;
   readonly evicting?: readonly string[];
+  /** `spec.evictionHistory`. */
   readonly history?: readonly EvictionHistoryEntry[];
+  /** `spec.failover.application.blockPredecessorSeconds`. */
   readonly blockPredecessorSeconds?: number;
+  /** The binding's annotations (eviction history, block time). */
+  readonly annotations?: Readonly<Record<string, string>>;
   readonly observedAffinityName?: string;
   readonly rescheduleTriggeredAt?: string;
   readonly lastScheduledTime?: string;
@@ -98,7 +102,7 @@ export function bindingObject(o: BindingOptions = {}): ResourceBinding {
     producer: 'TaintManager',
   }));
   return {
-    metadata: { name: 'web', namespace: 'default', generation: 1 },
+    metadata: { name: 'web', namespace: 'default', generation: 1, ...optional('annotations', o.annotations) },
     spec: {
       resource: {
         apiVersion: o.apiVersion ?? 'apps/v1',

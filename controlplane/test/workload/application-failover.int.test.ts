@@ -7,8 +7,9 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTime, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import { annotations, parseTime, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import { retryOnConflict } from '@kf/kube';
+import { parseEvictionHistory } from '../../src/scheduler/eviction-history-annotation.ts';
 import type { Explanation } from '../../src/workload/explain/explain.ts';
 import { workNameFor } from '../../src/workload/names.ts';
 import {
@@ -153,8 +154,11 @@ describe('application failover', () => {
         producer: 'resource-binding-application-failover-controller',
       },
     ]);
-    expect(b.spec.evictionHistory).toMatchObject([{ clusterName: 'member1', reason: 'ApplicationFailure' }]);
-    evictedFromMember1AtMs = parseTime(b.spec.evictionHistory?.[0]?.creationTimestamp) ?? 0;
+    // Recorded in the annotation Karmada's CRDs keep, not in spec.evictionHistory.
+    const history = parseEvictionHistory(b.metadata.annotations?.[annotations.evictionHistory]);
+    expect(history).toMatchObject([{ clusterName: 'member1', reason: 'ApplicationFailure' }]);
+    expect(b.spec.evictionHistory).toBeUndefined();
+    evictedFromMember1AtMs = parseTime(history[0]?.creationTimestamp) ?? 0;
     await expect.poll(() => placedOn('web'), POLL).toEqual(['member2']);
     // Gracefully: the old copy stays while the task lasts (here until its 2 s grace period ends).
     await expect

@@ -107,7 +107,10 @@ export interface GracefulEvictionTask {
 /**
  * Extension, not in upstream Karmada (proposed there, never implemented): clusters this
  * binding was evicted from, kept after the eviction task is gone so that the scheduler can
- * avoid placing the workload straight back. Upstream components ignore it.
+ * avoid placing the workload straight back. Upstream components ignore it. Application failover
+ * keeps these entries in the binding annotation `failover.karmada-failover.io/eviction-history`
+ * (a JSON array of them), the form that works under Karmada's CRDs; `spec.evictionHistory`, which
+ * only the project's CRD has, is still read, and emptied into the annotation at the next write.
  */
 export interface EvictionHistoryEntry {
   readonly clusterName: string;

@@ -168,6 +168,10 @@ export interface ApplicationFailoverBehavior {
    * How long the cluster the workload was moved away from stays closed to it (seconds; 0 keeps
    * it closed until the eviction record is removed). From the application failover proposal,
    * which upstream never implemented; the scheduler reads it from the binding's eviction history.
+   * Only the project's CRD has this field (Karmada's API server drops it, or rejects the policy
+   * under strict validation): the form that works under Karmada's CRDs is the policy annotation
+   * `failover.karmada-failover.io/block-predecessor-seconds` (`annotations.blockPredecessorSeconds`),
+   * which wins when both are set; this field is still read.
    */
   readonly blockPredecessorSeconds?: number;
   readonly statePreservation?: StatePreservation;

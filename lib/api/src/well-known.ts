@@ -55,6 +55,21 @@ export const annotations = {
    * which Karmada's own CRD does not know.
    */
   addAfterSeconds: 'failover.karmada-failover.io/add-after-seconds',
+  /**
+   * Extension, not upstream: on a PropagationPolicy or ClusterPropagationPolicy (the resource
+   * detector copies it onto their bindings), how long in whole seconds the cluster application
+   * failover moved a workload away from stays closed to it; 0 keeps it closed for good. The
+   * portable form of `spec.failover.application.blockPredecessorSeconds`, which Karmada's own CRDs
+   * do not know; the annotation wins when both are set.
+   */
+  blockPredecessorSeconds: 'failover.karmada-failover.io/block-predecessor-seconds',
+  /**
+   * Extension, not upstream: on a binding, a JSON array of the clusters application failover moved
+   * it away from (`clusterName`, `creationTimestamp`, `reason`, `producer`), read by the scheduler's
+   * EvictionHistory filter. The portable form of `spec.evictionHistory`, which Karmada's own CRDs
+   * do not know; entries found there (written by an earlier version) are still read.
+   */
+  evictionHistory: 'failover.karmada-failover.io/eviction-history',
 } as const;
 
 export const conflictResolutionAnnotationValues = {

@@ -3,7 +3,9 @@
  * `spec.failover.application.decisionConditions.tolerationSeconds` after having been healthy
  * there (decisions in {@link planApplicationFailover}). Writes, in one merge patch guarded by
  * resourceVersion, the binding's `spec.clusters` (cluster removed), `spec.gracefulEvictionTasks`
- * (task appended) and `spec.evictionHistory` (entry for the scheduler's EvictionHistory filter).
+ * (task appended) and the annotation `failover.karmada-failover.io/eviction-history` (entry for
+ * the scheduler's EvictionHistory filter; Karmada's CRDs have no `spec.evictionHistory`, so that
+ * field, left by an earlier version, is emptied into the annotation and removed by the same patch).
  * Watches ResourceBindings and ClusterResourceBindings, status updates included (health lives in
  * `status.aggregatedStatus`). Requeued when the earliest running timer ends; write errors retry
  * with backoff; an eviction held back (gate off, state unreadable) waits for the binding to change.
@@ -25,11 +27,14 @@ import {
 import { recordOnBinding } from '../../workload/events.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
+  evictionPatch,
+  healthyAnnotation,
   planApplicationFailover,
   type ApplicationFailoverGates,
+  type FailoverChange,
   type ApplicationFailoverPlan,
 } from './failover-plan.ts';
-import { formatHealthyClusters, parseHealthyClusters } from './healthy-record.ts';
+import { parseHealthyClusters } from './healthy-record.ts';
 import type { BindingHealthMemory } from './unhealthy-timing.ts';
 
 export interface ApplicationFailoverDeps {
@@ -59,6 +64,7 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
       const plan = planApplicationFailover({
         healthyRecorded: parseHealthyClusters(recordedValue),
         spec: b.spec,
+        annotations: b.metadata.annotations,
         aggregatedStatus: b.status?.aggregatedStatus,
         memory: timers.get(key) ?? {},
         nowMs: now(),
@@ -67,7 +73,8 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
       });
       if (Object.keys(plan.memory).length === 0) timers.delete(key);
       else timers.set(key, plan.memory);
-      if (plan.change !== undefined) await evict(deps, { key, b, plan }, { log, signal });
+      if (plan.change !== undefined)
+        await evict(deps, { key, b, plan, change: plan.change }, { log, signal });
       else if (plan.healthyToRecord !== undefined) {
         const patch = { metadata: { annotations: healthyAnnotation(plan.healthyToRecord) } };
         await bindingClient(deps.bindings, key).mergePatch(key, patch, { signal });
@@ -79,11 +86,6 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
   };
 }
 
-/** The merge-patch value of the healthy-clusters annotation (null removes it). */
-function healthyAnnotation(clusters: readonly string[]): Record<string, string | null> {
-  return { [annotations.applicationFailoverHealthyClusters]: formatHealthyClusters(clusters) ?? null };
-}
-
 /** Writes the evictions in one guarded patch, then tells the binding and its template. */
 async function evict(
   deps: ApplicationFailoverDeps,
@@ -91,21 +93,19 @@ async function evict(
     key,
     b,
     plan,
-  }: { readonly key: string; readonly b: ResourceBinding; readonly plan: ApplicationFailoverPlan },
+    change,
+  }: {
+    readonly key: string;
+    readonly b: ResourceBinding;
+    readonly plan: ApplicationFailoverPlan;
+    readonly change: FailoverChange;
+  },
   { log, signal }: { readonly log: Logger; readonly signal: AbortSignal },
 ): Promise<void> {
   try {
     await bindingClient(deps.bindings, key).mergePatch(
       key,
-      {
-        metadata: {
-          resourceVersion: b.metadata.resourceVersion,
-          ...(plan.healthyToRecord === undefined
-            ? {}
-            : { annotations: healthyAnnotation(plan.healthyToRecord) }),
-        },
-        spec: plan.change,
-      },
+      evictionPatch(change, plan, b.metadata.resourceVersion),
       { signal },
     );
   } catch (err: unknown) {

@@ -1,7 +1,9 @@
 /**
- * The binding's eviction history (`spec.evictionHistory`, from Karmada's application failover
- * proposal): one entry per cluster the workload was moved away from, read by the scheduler's
- * EvictionHistory filter to keep the workload off that cluster for `blockPredecessorSeconds`.
+ * The binding's eviction history (from Karmada's application failover proposal, kept in the
+ * annotation `failover.karmada-failover.io/eviction-history`, see
+ * scheduler/eviction-history-annotation.ts): one entry per cluster the workload was moved away
+ * from, read by the scheduler's EvictionHistory filter to keep the workload off that cluster for
+ * `blockPredecessorSeconds`.
  *
  * Each cluster keeps only its latest eviction, and entries whose block has run out are dropped
  * whenever the history is written, so the list stays as short as the set of blocked clusters.

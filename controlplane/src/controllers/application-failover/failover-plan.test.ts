@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type {
-  AggregatedStatusItem,
-  ApplicationFailoverBehavior,
-  ResourceBindingSpec,
-  ResourceHealth,
-} from '@kf/api';
 import {
+  annotations,
+  type AggregatedStatusItem,
+  type ApplicationFailoverBehavior,
+  type ResourceBindingSpec,
+  type ResourceHealth,
+} from '@kf/api';
+import { parseEvictionHistory } from '../../scheduler/eviction-history-annotation.ts';
+import {
+  evictionPatch,
   planApplicationFailover,
   type ApplicationFailoverGates,
   type ApplicationFailoverInput,
+  type ApplicationFailoverPlan,
 } from './failover-plan.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -52,6 +56,10 @@ const due = (over: Partial<ApplicationFailoverInput> = {}): ApplicationFailoverI
   gates,
   ...over,
 });
+
+/** The eviction history the plan writes, read back from its annotation. */
+const historyOf = (plan: ApplicationFailoverPlan): ReturnType<typeof parseEvictionHistory> =>
+  parseEvictionHistory(plan.change?.annotations[annotations.evictionHistory]);
 
 describe('planApplicationFailover', () => {
   it('does nothing and forgets the timers without spec.failover.application', () => {
@@ -125,18 +133,19 @@ describe('planApplicationFailover', () => {
       message: 'The application stayed unhealthy for 60s (decisionConditions.tolerationSeconds).',
     };
     expect(plan.evicted).toEqual([{ cluster: 'm1', task }]);
-    expect(plan.change).toEqual({
+    expect(plan.change?.spec).toEqual({
       clusters: [{ name: 'm2', replicas: 1 }],
       gracefulEvictionTasks: [task],
-      evictionHistory: [
-        {
-          clusterName: 'm1',
-          creationTimestamp: '2026-01-01T00:01:00Z',
-          reason: 'ApplicationFailure',
-          producer: 'resource-binding-application-failover-controller',
-        },
-      ],
     });
+    expect(Object.keys(plan.change?.annotations ?? {})).toEqual([annotations.evictionHistory]);
+    expect(historyOf(plan)).toEqual([
+      {
+        clusterName: 'm1',
+        creationTimestamp: '2026-01-01T00:01:00Z',
+        reason: 'ApplicationFailure',
+        producer: 'resource-binding-application-failover-controller',
+      },
+    ]);
   });
 
   it.each<[string, Partial<ApplicationFailoverBehavior>, Record<string, unknown>]>([
@@ -208,7 +217,102 @@ describe('planApplicationFailover', () => {
   it('keeps earlier eviction history entries that still block', () => {
     const older = { clusterName: 'm3', creationTimestamp: '2026-01-01T00:00:30Z' };
     const plan = planApplicationFailover(due({ spec: spec(app(), { evictionHistory: [older] }) }));
-    expect(plan.change?.evictionHistory.map((e) => e.clusterName)).toEqual(['m3', 'm1']);
+    expect(historyOf(plan).map((e) => e.clusterName)).toEqual(['m3', 'm1']);
+  });
+
+  describe('the eviction history annotation', () => {
+    const older = { clusterName: 'm3', creationTimestamp: '2026-01-01T00:00:30Z' };
+    const inAnnotation = (value: string, more: Record<string, string> = {}): ApplicationFailoverInput =>
+      due({ annotations: { [annotations.evictionHistory]: value, ...more } });
+
+    it('is written in place of spec.evictionHistory, which the write leaves alone when absent', () => {
+      const plan = planApplicationFailover(due());
+      expect(plan.change?.spec).not.toHaveProperty('evictionHistory');
+      expect(historyOf(plan).map((e) => e.clusterName)).toEqual(['m1']);
+    });
+
+    it('keeps its entries that still block', () => {
+      const plan = planApplicationFailover(inAnnotation(JSON.stringify([older])));
+      expect(historyOf(plan).map((e) => e.clusterName)).toEqual(['m3', 'm1']);
+      expect(plan.change?.spec).not.toHaveProperty('evictionHistory');
+    });
+
+    it("takes over spec.evictionHistory's entries and removes the field in the same write", () => {
+      const m4 = { clusterName: 'm4', creationTimestamp: '2026-01-01T00:00:40Z' };
+      const plan = planApplicationFailover({
+        ...inAnnotation(JSON.stringify([older])),
+        spec: spec(app(), { evictionHistory: [older, m4] }),
+      });
+      expect(plan.change?.spec.evictionHistory).toBeNull();
+      expect(historyOf(plan).map((e) => e.clusterName)).toEqual(['m3', 'm4', 'm1']);
+    });
+
+    it('removes spec.evictionHistory even when none of its entries blocks any more', () => {
+      const expired = { clusterName: 'm3', creationTimestamp: '2025-01-01T00:00:00Z' };
+      const plan = planApplicationFailover(due({ spec: spec(app(), { evictionHistory: [expired] }) }));
+      expect(plan.change?.spec.evictionHistory).toBeNull();
+      expect(historyOf(plan).map((e) => e.clusterName)).toEqual(['m1']);
+    });
+
+    it('starts again from an unreadable value', () => {
+      const plan = planApplicationFailover(inAnnotation('{not json'));
+      expect(historyOf(plan).map((e) => e.clusterName)).toEqual(['m1']);
+    });
+
+    it.each<[string, Record<string, string>, Partial<ApplicationFailoverBehavior>, readonly string[]]>([
+      // older was written 30 s before the eviction at T0 + 60 s.
+      [
+        'the block annotation wins over the spec field',
+        { [annotations.blockPredecessorSeconds]: '20' },
+        { blockPredecessorSeconds: 600 },
+        ['m1'],
+      ],
+      ['the spec field when there is no annotation', {}, { blockPredecessorSeconds: 20 }, ['m1']],
+      ['the default 600 s otherwise', {}, {}, ['m3', 'm1']],
+      [
+        'an unreadable block annotation is ignored',
+        { [annotations.blockPredecessorSeconds]: 'soon' },
+        { blockPredecessorSeconds: 20 },
+        ['m1'],
+      ],
+      [
+        'a block annotation of 0 keeps entries for good',
+        { [annotations.blockPredecessorSeconds]: '0' },
+        { blockPredecessorSeconds: 20 },
+        ['m3', 'm1'],
+      ],
+    ])('drops entries whose block ran out, by %s', (_name, more, over, expected) => {
+      const plan = planApplicationFailover({
+        ...inAnnotation(JSON.stringify([older]), more),
+        spec: spec(app(over)),
+      });
+      expect(historyOf(plan).map((e) => e.clusterName)).toEqual(expected);
+    });
+  });
+
+  describe('evictionPatch', () => {
+    it('writes the spec change and the annotations in one patch guarded by resourceVersion', () => {
+      const plan = planApplicationFailover(
+        due({ spec: spec(app(), { evictionHistory: [] }), healthyRecorded: ['m1', 'm2'] }),
+      );
+      if (plan.change === undefined) throw new Error('no change');
+      expect(evictionPatch(plan.change, plan, '42')).toEqual({
+        metadata: {
+          resourceVersion: '42',
+          annotations: {
+            [annotations.evictionHistory]: plan.change.annotations[annotations.evictionHistory],
+            [annotations.applicationFailoverHealthyClusters]: 'm2',
+          },
+        },
+        spec: { ...plan.change.spec, evictionHistory: null },
+      });
+    });
+
+    it('leaves the healthy-clusters record alone when it does not change', () => {
+      const plan = planApplicationFailover(due());
+      if (plan.change === undefined) throw new Error('no change');
+      expect(evictionPatch(plan.change, {}, '7').metadata.annotations).toEqual(plan.change.annotations);
+    });
   });
 
   describe('with StatefulFailoverInjection', () => {

@@ -1,8 +1,9 @@
 /**
  * Application failover for one binding: which clusters to move the workload away from now,
- * and the binding spec that does it — the cluster out of `spec.clusters`, a graceful eviction
- * task with the policy's purge mode, and an eviction history entry that keeps the scheduler off
- * the cluster for `blockPredecessorSeconds`.
+ * and the binding change that does it — the cluster out of `spec.clusters`, a graceful eviction
+ * task with the policy's purge mode, and an entry in the eviction history annotation
+ * (`failover.karmada-failover.io/eviction-history`) that keeps the scheduler off the cluster for
+ * `blockPredecessorSeconds` (the binding's annotation of that name, else the spec field).
  *
  * Timing is {@link planUnhealthyEvictions} with "was healthy before" required: a workload that
  * never came up on a cluster is left for a person to fix rather than moved around the fleet. The
@@ -19,6 +20,7 @@
  * eviction history, which upstream never built.
  */
 import {
+  annotations,
   evictionProducers,
   evictionReasons,
   givenPurgeMode,
@@ -29,10 +31,11 @@ import {
   type ResourceBindingSpec,
 } from '@kf/api';
 import { blockPredecessorMs } from '../../scheduler/binding-view.ts';
+import { evictionHistoryOf, formatEvictionHistory } from '../../scheduler/eviction-history-annotation.ts';
 import { capturePreservedState } from '../../workload/state-preservation/preserved-state.ts';
 import { planGracefulEviction, type EvictionTaskOptions } from '../graceful-eviction/evict-cluster.ts';
 import { recordEvictions } from './eviction-record.ts';
-import { healthyClustersOf, isSameSet, seedHealthy } from './healthy-record.ts';
+import { formatHealthyClusters, healthyClustersOf, isSameSet, seedHealthy } from './healthy-record.ts';
 import { planUnhealthyEvictions, type BindingHealthMemory } from './unhealthy-timing.ts';
 
 /** Upstream's CRD default of `decisionConditions.tolerationSeconds`. */
@@ -47,6 +50,8 @@ export interface ApplicationFailoverGates {
 
 export interface ApplicationFailoverInput {
   readonly spec: ResourceBindingSpec;
+  /** The binding's annotations: its eviction history and `blockPredecessorSeconds` are read there. */
+  readonly annotations?: Readonly<Record<string, string>> | undefined;
   readonly aggregatedStatus: readonly AggregatedStatusItem[] | undefined;
   readonly memory: BindingHealthMemory;
   readonly nowMs: number;
@@ -57,11 +62,19 @@ export interface ApplicationFailoverInput {
   readonly healthyRecorded?: readonly string[];
 }
 
-/** What changes on the binding: exactly the fields to merge-patch. */
+/** What changes in the binding's spec: exactly the fields to merge-patch. */
 export interface FailoverSpecChange {
   readonly clusters: NonNullable<ResourceBindingSpec['clusters']>;
   readonly gracefulEvictionTasks: NonNullable<ResourceBindingSpec['gracefulEvictionTasks']>;
-  readonly evictionHistory: NonNullable<ResourceBindingSpec['evictionHistory']>;
+  /** null (removes the field) when an earlier version left entries there: they moved to the annotation. */
+  readonly evictionHistory?: null;
+}
+
+/** What changes on the binding: exactly what to merge-patch. */
+export interface FailoverChange {
+  readonly spec: FailoverSpecChange;
+  /** The eviction history annotation, the evictions of this write added. */
+  readonly annotations: Readonly<Record<string, string>>;
 }
 
 export interface ApplicationFailoverPlan {
@@ -70,7 +83,7 @@ export interface ApplicationFailoverPlan {
   /** Clusters evicted now, with the task left for each. */
   readonly evicted: readonly { readonly cluster: string; readonly task: GracefulEvictionTask }[];
   /** Set when something is evicted. */
-  readonly change?: FailoverSpecChange;
+  readonly change?: FailoverChange;
   /** Why due evictions are held back (a gate is off, state cannot be read); retry later. */
   readonly problem?: string;
   readonly recheckInMs?: number;
@@ -133,18 +146,58 @@ function planEvictions(
     spec = plan.spec;
     if (plan.task !== undefined) evicted.push({ cluster, task: plan.task });
   }
-  const evictionHistory = recordEvictions(input.spec.evictionHistory, due.clusters, {
-    nowMs: input.nowMs,
-    reason: evictionReasons.applicationFailure,
-    producer: options.value.producer,
-    blockPredecessorMs: blockPredecessorMs(app),
-  });
-  const change = {
-    clusters: spec.clusters ?? [],
-    gracefulEvictionTasks: spec.gracefulEvictionTasks ?? [],
-    evictionHistory,
+  const history = recordEvictions(
+    evictionHistoryOf(input.annotations, input.spec.evictionHistory),
+    due.clusters,
+    {
+      nowMs: input.nowMs,
+      reason: evictionReasons.applicationFailure,
+      producer: options.value.producer,
+      blockPredecessorMs: blockPredecessorMs(input.annotations, app),
+    },
+  );
+  const change: FailoverChange = {
+    spec: {
+      clusters: spec.clusters ?? [],
+      gracefulEvictionTasks: spec.gracefulEvictionTasks ?? [],
+      // Karmada's CRDs have no spec.evictionHistory: the history lives in the annotation. Entries an
+      // earlier version wrote there were read into `history` above, so this write carries them over
+      // into the annotation and removes the field.
+      ...(input.spec.evictionHistory === undefined ? {} : { evictionHistory: null }),
+    },
+    annotations: { [annotations.evictionHistory]: formatEvictionHistory(history) },
   };
   return { ok: true, value: { evicted, change } };
+}
+
+/** The merge-patch value of the healthy-clusters annotation (null removes it). */
+export function healthyAnnotation(clusters: readonly string[]): Record<string, string | null> {
+  return { [annotations.applicationFailoverHealthyClusters]: formatHealthyClusters(clusters) ?? null };
+}
+
+export interface EvictionPatch {
+  readonly metadata: {
+    readonly resourceVersion: string | undefined;
+    readonly annotations: Readonly<Record<string, string | null>>;
+  };
+  readonly spec: FailoverSpecChange;
+}
+
+/**
+ * The single merge patch that writes an eviction: guarded by the binding's resourceVersion (a
+ * binding changed meanwhile is planned again), with the spec change, the eviction history
+ * annotation and, when it changes too, the clusters recorded as seen Healthy.
+ */
+export function evictionPatch(
+  change: FailoverChange,
+  plan: Pick<ApplicationFailoverPlan, 'healthyToRecord'>,
+  resourceVersion: string | undefined,
+): EvictionPatch {
+  const healthy = plan.healthyToRecord === undefined ? {} : healthyAnnotation(plan.healthyToRecord);
+  return {
+    metadata: { resourceVersion, annotations: { ...change.annotations, ...healthy } },
+    spec: change.spec,
+  };
 }
 
 type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };

@@ -1,5 +1,6 @@
-import type { EvictionHistoryEntry } from '@kf/api';
+import { annotations, type EvictionHistoryEntry } from '@kf/api';
 import { describe, expect, it } from 'vitest';
+import { formatEvictionHistory } from '../eviction-history-annotation.ts';
 import { attemptFor, binding, cluster } from '../test-builders.ts';
 import { toBindingView } from '../binding-view.ts';
 import { bindingObject } from '../test-builders.ts';
@@ -44,6 +45,71 @@ describe('EvictionHistory', () => {
     });
     const fit = evictionHistory.filter(attemptFor(b, evictedAtMs + sinceMs), cluster('m1'));
     expect(fit).toEqual(ok ? { ok: true } : { ok: false, reason });
+  });
+
+  describe('from the annotations Karmada keeps', () => {
+    const history = { [annotations.evictionHistory]: formatEvictionHistory([entry]) };
+
+    it.each<[string, Record<string, string>, number | undefined, number, boolean]>([
+      // [name, annotations, spec blockPredecessorSeconds, ms since eviction, fits]
+      ['just evicted', history, undefined, 0, false],
+      ['after the default 600 s', history, undefined, 600_000, true],
+      [
+        'within the annotated block',
+        { ...history, [annotations.blockPredecessorSeconds]: '30' },
+        600,
+        29_999,
+        false,
+      ],
+      [
+        'after the annotated block, shorter than the spec field',
+        { ...history, [annotations.blockPredecessorSeconds]: '30' },
+        600,
+        30_000,
+        true,
+      ],
+      [
+        'annotated 0 blocks for good',
+        { ...history, [annotations.blockPredecessorSeconds]: '0' },
+        30,
+        10 ** 12,
+        false,
+      ],
+      [
+        'an unreadable block annotation: the spec field',
+        { ...history, [annotations.blockPredecessorSeconds]: 'x' },
+        30,
+        30_000,
+        true,
+      ],
+      [
+        'an unreadable history annotation blocks nothing',
+        { [annotations.evictionHistory]: 'oops' },
+        undefined,
+        0,
+        true,
+      ],
+    ])('%s', (...[, a, seconds, sinceMs, ok]) => {
+      const b = binding({
+        annotations: a,
+        ...(seconds === undefined ? {} : { blockPredecessorSeconds: seconds }),
+      });
+      const fit = evictionHistory.filter(attemptFor(b, evictedAtMs + sinceMs), cluster('m1'));
+      expect(fit).toEqual(ok ? { ok: true } : { ok: false, reason });
+    });
+
+    it('still blocks by an entry left in spec.evictionHistory', () => {
+      const b = binding({ annotations: { [annotations.evictionHistory]: '[]' }, history: [entry] });
+      expect(evictionHistory.filter(attemptFor(b, evictedAtMs), cluster('m1'))).toEqual({
+        ok: false,
+        reason,
+      });
+    });
+
+    it('tells when the annotated block ends', () => {
+      const b = binding({ annotations: { ...history, [annotations.blockPredecessorSeconds]: '30' } });
+      expect(nextUnblockInMs(b, evictedAtMs + 10_000)).toBe(20_000);
+    });
   });
 });
 

@@ -2,7 +2,8 @@
  * Keeps a binding off a cluster it was evicted from until `blockPredecessorSeconds` have passed
  * since the eviction (for good when that is 0), so that a failover does not bounce straight back
  * to a cluster that has just recovered. Not in upstream Karmada, whose proposal left it unbuilt;
- * it reads the binding's `spec.evictionHistory`.
+ * it reads the binding's eviction history (its annotation `failover.karmada-failover.io/eviction-history`
+ * and, as written by earlier versions, `spec.evictionHistory`).
  */
 import type { BindingView } from '../binding-view.ts';
 import { fits, unfit, type FilterPlugin } from '../framework.ts';

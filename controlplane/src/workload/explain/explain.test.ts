@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Cluster, ResourceBinding, WorkloadRebalancer, WorkloadReference } from '@kf/api';
+import {
+  annotations,
+  type Cluster,
+  type ResourceBinding,
+  type WorkloadRebalancer,
+  type WorkloadReference,
+} from '@kf/api';
 import { KubeError, type CoreEvent } from '@kf/kube';
 import { formatPlacementRecord } from '../../controllers/fail-back/record.ts';
+import { formatEvictionHistory } from '../../scheduler/eviction-history-annotation.ts';
 import { clusterObject } from '../../scheduler/test-builders.ts';
 import { explainBinding, type ExplainInput, type ExplainSettings } from './explain.ts';
 import { renderExplanation, span, table, when } from './render.ts';
@@ -209,6 +216,71 @@ describe('explainBinding', () => {
         reason: 'ApplicationFailure',
       },
     ]);
+  });
+
+  describe('with the annotations Karmada keeps', () => {
+    const annotated = (more: Record<string, string>): ResourceBinding => ({
+      ...binding,
+      metadata: { ...binding.metadata, annotations: { ...binding.metadata.annotations, ...more } },
+    });
+    const m3 = { clusterName: 'm3', creationTimestamp: '2026-01-01T00:08:00Z', reason: 'ApplicationFailure' };
+
+    it("reports the eviction history annotation's entries, then spec.evictionHistory's, each once", () => {
+      const x = explainBinding(
+        input({
+          binding: annotated({
+            [annotations.evictionHistory]: formatEvictionHistory([
+              m3,
+              { clusterName: 'm1', creationTimestamp: '2026-01-01T00:05:00Z', reason: 'ApplicationFailure' },
+            ]),
+            [annotations.blockPredecessorSeconds]: '300',
+          }),
+        }),
+      );
+      expect(x.history).toEqual([
+        {
+          cluster: 'm3',
+          evictedAtMs: Date.parse('2026-01-01T00:08:00Z'),
+          blockedUntilMs: Date.parse('2026-01-01T00:13:00Z'),
+          active: true,
+          reason: 'ApplicationFailure',
+        },
+        {
+          cluster: 'm1',
+          evictedAtMs: Date.parse('2026-01-01T00:05:00Z'),
+          blockedUntilMs: Date.parse('2026-01-01T00:10:00Z'),
+          active: false,
+          reason: 'ApplicationFailure',
+        },
+        {
+          cluster: 'm6',
+          evictedAtMs: Date.parse('2025-12-31T00:00:00Z'),
+          blockedUntilMs: Date.parse('2025-12-31T00:05:00Z'),
+          active: false,
+          reason: 'ApplicationFailure',
+        },
+      ]);
+      expect(x.applicationFailover.settings).toContain('blockPredecessorSeconds 300');
+    });
+
+    it('says an annotated 0 blocks for good', () => {
+      const x = explainBinding(input({ binding: annotated({ [annotations.blockPredecessorSeconds]: '0' }) }));
+      expect(x.applicationFailover.settings).toContain('blockPredecessorSeconds 0 (blocks for good)');
+      expect(x.history.every((h) => h.active && h.blockedUntilMs === Number.POSITIVE_INFINITY)).toBe(true);
+    });
+
+    it('falls back to the spec fields when the annotations are unreadable', () => {
+      const x = explainBinding(
+        input({
+          binding: annotated({
+            [annotations.evictionHistory]: 'not json',
+            [annotations.blockPredecessorSeconds]: 'soon',
+          }),
+        }),
+      );
+      expect(x.history).toEqual(e.history);
+      expect(x.applicationFailover.settings).toContain('blockPredecessorSeconds 900');
+    });
   });
 
   it('judges cluster failover from taints against the applied tolerations', () => {

@@ -44,6 +44,7 @@ import {
 } from '../../controllers/application-failover/failover-plan.ts';
 import { parseHealthyClusters } from '../../controllers/application-failover/healthy-record.ts';
 import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.ts';
+import { evictionHistoryOf } from '../../scheduler/eviction-history-annotation.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 import { filterClusters, type Attempt } from '../../scheduler/framework.ts';
 import { defaultPlugins } from '../../scheduler/plugins/registry.ts';
@@ -461,8 +462,8 @@ function taskReport(t: GracefulEvictionTask, s: ExplainSettings): TaskReport {
 }
 
 function historyReport(b: ResourceBinding, nowMs: number): HistoryReport[] {
-  const blockMs = blockPredecessorMs(b.spec.failover?.application);
-  return (b.spec.evictionHistory ?? []).map((e) => {
+  const blockMs = blockPredecessorMs(b.metadata.annotations, b.spec.failover?.application);
+  return evictionHistoryOf(b.metadata.annotations, b.spec.evictionHistory).map((e) => {
     const evictedAtMs = parseTime(e.creationTimestamp);
     const blockedUntilMs = evictedAtMs === undefined ? 0 : evictedAtMs + blockMs;
     return {
@@ -587,7 +588,7 @@ function applicationFailover(input: ExplainInput): FailoverReport {
   }
   const rules = app.statePreservation?.rules ?? [];
   const settings = [
-    ...applicationSettings(app),
+    ...applicationSettings(app, b.metadata.annotations),
     ...(rules.length === 0 ? [] : [statePreservationLine(rules.length, input.settings)]),
   ];
   const evicting = new Set((b.spec.gracefulEvictionTasks ?? []).map((t) => t.fromCluster));
@@ -617,10 +618,13 @@ function applicationFailoverOff(
   ];
 }
 
-function applicationSettings(app: ApplicationFailoverBehavior): string[] {
+function applicationSettings(
+  app: ApplicationFailoverBehavior,
+  bindingAnnotations: Readonly<Record<string, string>> | undefined,
+): string[] {
   const purgeMode = givenPurgeMode(app.purgeMode) ?? purgeModes.gracefully;
   const toleration = app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS;
-  const block = blockPredecessorMs(app);
+  const block = blockPredecessorMs(bindingAnnotations, app);
   return [
     `tolerationSeconds ${String(toleration)}`,
     `purge mode ${purgeMode}` +

@@ -184,6 +184,60 @@ describe('planBinding, the fail-back window', () => {
   });
 });
 
+describe('planBinding, the block after application failover', () => {
+  const key = annotations.blockPredecessorSeconds;
+  const withBlock = (value: string | undefined): ScopedPolicy => ({
+    scope: 'Namespaced',
+    policy: {
+      ...pp,
+      metadata: { ...pp.metadata, ...(value === undefined ? {} : { annotations: { [key]: value } }) },
+    },
+  });
+
+  it("is copied from the policy onto a new binding, and not onto the template's claim", () => {
+    const plan = planBinding(template, withBlock('900'), undefined, 'rb-1');
+    expect(plan.kind === 'Create' && plan.binding.metadata.annotations).toHaveProperty([key], '900');
+    const claim = templateClaimPatch(template, withBlock('900')) as {
+      metadata: { annotations: Record<string, string> };
+    };
+    expect(claim.metadata.annotations).not.toHaveProperty([key]);
+  });
+
+  it('follows the policy on an existing binding: changed, then removed; other annotations kept', () => {
+    const existing: ResourceBinding = {
+      ...created(),
+      metadata: {
+        ...created().metadata,
+        annotations: {
+          ...created().metadata.annotations,
+          [key]: '60',
+          [annotations.evictionHistory]: '[]',
+          other: 'x',
+        },
+      },
+    };
+    const changed = planBinding(template, withBlock('0'), existing, 'rb-2');
+    expect(changed.kind === 'Update' && changed.binding.metadata.annotations).toMatchObject({
+      [key]: '0',
+      [annotations.evictionHistory]: '[]',
+      other: 'x',
+    });
+    const removed = planBinding(template, withBlock(undefined), existing, 'rb-2');
+    const left = removed.kind === 'Update' ? removed.binding.metadata.annotations : undefined;
+    expect(left).toMatchObject({ other: 'x', [annotations.evictionHistory]: '[]' });
+    expect(left).not.toHaveProperty([key]);
+  });
+
+  it('is up to date when the binding already carries it', () => {
+    const b = created();
+    const existing: ResourceBinding = {
+      ...b,
+      metadata: { ...b.metadata, annotations: { ...b.metadata.annotations, [key]: '900' } },
+    };
+    expect(planBinding(template, withBlock('900'), existing, 'rb-2')).toEqual({ kind: 'UpToDate' });
+  });
+});
+
 describe('templateClaimPatch', () => {
   it('adds the claim once', () => {
     const patch = templateClaimPatch(template, scoped);

@@ -38,9 +38,11 @@ const CLAIM_ANNOTATIONS = [
 
 /**
  * Policy annotations the binding carries too (absent on the policy: removed from the binding), so
- * that controllers reading only bindings follow them: the fail-back window.
+ * that controllers reading only bindings follow them: the fail-back window, and how long
+ * application failover keeps a workload off the cluster it left (the form of
+ * `spec.failover.application.blockPredecessorSeconds` that Karmada's own CRDs keep).
  */
-const POLICY_ANNOTATIONS_ON_BINDING = [annotations.failBackAfterSeconds];
+const POLICY_ANNOTATIONS_ON_BINDING = [annotations.failBackAfterSeconds, annotations.blockPredecessorSeconds];
 
 /** The claim's annotations plus those of {@link POLICY_ANNOTATIONS_ON_BINDING} the policy has. */
 function bindingAnnotationsFor(sp: ScopedPolicy, claim: Claim): Record<string, string> {
