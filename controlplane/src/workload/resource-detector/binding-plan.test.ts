@@ -136,68 +136,22 @@ describe('planBinding', () => {
   });
 });
 
-describe('planBinding, the fail-back window', () => {
-  const withWindow = (value: string | undefined): ScopedPolicy => ({
+describe.each([
+  ['the fail-back window', annotations.failBackAfterSeconds, '300', '120'],
+  ['the block after application failover', annotations.blockPredecessorSeconds, '900', '0'],
+])('planBinding, %s (a policy annotation bindings carry)', (_what, key, value, changedValue) => {
+  const withAnnotation = (v: string | undefined): ScopedPolicy => ({
     scope: 'Namespaced',
     policy: {
       ...pp,
-      metadata: {
-        ...pp.metadata,
-        ...(value === undefined ? {} : { annotations: { [annotations.failBackAfterSeconds]: value } }),
-      },
+      metadata: { ...pp.metadata, ...(v === undefined ? {} : { annotations: { [key]: v } }) },
     },
   });
 
   it("is copied from the policy onto a new binding, and not onto the template's claim", () => {
-    const plan = planBinding(template, withWindow('300'), undefined, 'rb-1');
-    expect(plan.kind === 'Create' && plan.binding.metadata.annotations).toHaveProperty(
-      [annotations.failBackAfterSeconds],
-      '300',
-    );
-    const claim = templateClaimPatch(template, withWindow('300')) as {
-      metadata: { annotations: Record<string, string> };
-    };
-    expect(claim.metadata.annotations).not.toHaveProperty([annotations.failBackAfterSeconds]);
-  });
-
-  it('follows the policy on an existing binding: changed, then removed; other annotations kept', () => {
-    const existing: ResourceBinding = {
-      ...created(),
-      metadata: {
-        ...created().metadata,
-        annotations: {
-          ...created().metadata.annotations,
-          [annotations.failBackAfterSeconds]: '60',
-          other: 'x',
-        },
-      },
-    };
-    const changed = planBinding(template, withWindow('120'), existing, 'rb-2');
-    expect(changed.kind === 'Update' && changed.binding.metadata.annotations).toMatchObject({
-      [annotations.failBackAfterSeconds]: '120',
-      other: 'x',
-    });
-    const removed = planBinding(template, withWindow(undefined), existing, 'rb-2');
-    const left = removed.kind === 'Update' ? removed.binding.metadata.annotations : undefined;
-    expect(left).toHaveProperty('other', 'x');
-    expect(left).not.toHaveProperty([annotations.failBackAfterSeconds]);
-  });
-});
-
-describe('planBinding, the block after application failover', () => {
-  const key = annotations.blockPredecessorSeconds;
-  const withBlock = (value: string | undefined): ScopedPolicy => ({
-    scope: 'Namespaced',
-    policy: {
-      ...pp,
-      metadata: { ...pp.metadata, ...(value === undefined ? {} : { annotations: { [key]: value } }) },
-    },
-  });
-
-  it("is copied from the policy onto a new binding, and not onto the template's claim", () => {
-    const plan = planBinding(template, withBlock('900'), undefined, 'rb-1');
-    expect(plan.kind === 'Create' && plan.binding.metadata.annotations).toHaveProperty([key], '900');
-    const claim = templateClaimPatch(template, withBlock('900')) as {
+    const plan = planBinding(template, withAnnotation(value), undefined, 'rb-1');
+    expect(plan.kind === 'Create' && plan.binding.metadata.annotations).toHaveProperty([key], value);
+    const claim = templateClaimPatch(template, withAnnotation(value)) as {
       metadata: { annotations: Record<string, string> };
     };
     expect(claim.metadata.annotations).not.toHaveProperty([key]);
@@ -216,13 +170,13 @@ describe('planBinding, the block after application failover', () => {
         },
       },
     };
-    const changed = planBinding(template, withBlock('0'), existing, 'rb-2');
+    const changed = planBinding(template, withAnnotation(changedValue), existing, 'rb-2');
     expect(changed.kind === 'Update' && changed.binding.metadata.annotations).toMatchObject({
-      [key]: '0',
+      [key]: changedValue,
       [annotations.evictionHistory]: '[]',
       other: 'x',
     });
-    const removed = planBinding(template, withBlock(undefined), existing, 'rb-2');
+    const removed = planBinding(template, withAnnotation(undefined), existing, 'rb-2');
     const left = removed.kind === 'Update' ? removed.binding.metadata.annotations : undefined;
     expect(left).toMatchObject({ other: 'x', [annotations.evictionHistory]: '[]' });
     expect(left).not.toHaveProperty([key]);
@@ -232,9 +186,9 @@ describe('planBinding, the block after application failover', () => {
     const b = created();
     const existing: ResourceBinding = {
       ...b,
-      metadata: { ...b.metadata, annotations: { ...b.metadata.annotations, [key]: '900' } },
+      metadata: { ...b.metadata, annotations: { ...b.metadata.annotations, [key]: value } },
     };
-    expect(planBinding(template, withBlock('900'), existing, 'rb-2')).toEqual({ kind: 'UpToDate' });
+    expect(planBinding(template, withAnnotation(value), existing, 'rb-2')).toEqual({ kind: 'UpToDate' });
   });
 });
 
