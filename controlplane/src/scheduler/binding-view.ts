@@ -3,7 +3,7 @@
  * replica demand, the current placement result, eviction state and the placement rules with
  * upstream's admission defaults applied. Built once per scheduling pass.
  */
-import { annotations, parseMilli, parseTime } from '@kf/api';
+import { annotations, parseMilli, parseTime, wholeSeconds } from '@kf/api';
 import type {
   ApplicationFailoverBehavior,
   ClusterAffinity,
@@ -209,8 +209,7 @@ export function blockPredecessorMs(
   bindingAnnotations: Readonly<Record<string, string>> | undefined,
   application: ApplicationFailoverBehavior | undefined,
 ): number {
-  const raw = bindingAnnotations?.[annotations.blockPredecessorSeconds]?.trim();
-  const fromAnnotation = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  const fromAnnotation = wholeSeconds(bindingAnnotations?.[annotations.blockPredecessorSeconds]);
   const seconds = fromAnnotation ?? application?.blockPredecessorSeconds ?? DEFAULT_BLOCK_PREDECESSOR_SECONDS;
   return seconds <= 0 ? Number.POSITIVE_INFINITY : seconds * 1000;
 }

@@ -18,3 +18,4 @@ export * from './time.ts';
 export * from './json-equal.ts';
 export * from './quantity.ts';
 export * from './label-selector.ts';
+export * from './annotation-values.ts';

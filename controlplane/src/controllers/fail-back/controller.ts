@@ -12,11 +12,12 @@ import {
   evictionProducers,
   evictionReasons,
   formatTime,
+  namespaces,
   purgeModes,
   type Cluster,
   type ResourceBindingSpec,
 } from '@kf/api';
-import { keyOf, leaseRenewedAtMs, type EventRecorder, type Lease, type WatchCache } from '@kf/kube';
+import { joinKey, keyOf, leaseRenewedAtMs, type EventRecorder, type Lease, type WatchCache } from '@kf/kube';
 import {
   converged,
   keysFrom,
@@ -39,7 +40,7 @@ import { planGracefulEviction } from '../graceful-eviction/evict-cluster.ts';
 import { decideFailBack, isFailBackInFlight, type FailBackBinding, type FailBackDecision } from './plan.ts';
 import { readPlacementRecord, type PlacementRecord } from './record.ts';
 import { readFailBackSetting } from './setting.ts';
-import { judgeSteadiness, readySinceMs, SteadinessTracker } from './steadiness.ts';
+import { judgeSteadiness, readySinceMs, SteadinessTracker, type Steadiness } from './steadiness.ts';
 
 /** Event reasons of this controller (none is upstream's). */
 export const failBackEventReasons = {
@@ -68,11 +69,12 @@ export interface FailBackDeps {
 
 export function failBackController(deps: FailBackDeps): ControllerSpec {
   const tracker = new SteadinessTracker();
-  const look = (cluster: Cluster, nowMs: number): number | undefined => {
+  /** One look at a cluster: steady now or why not, and since when (undefined: not steady). */
+  const look = (cluster: Cluster, nowMs: number): { steadiness: Steadiness; since: number | undefined } => {
     const name = cluster.metadata.name ?? '';
-    const renewed = leaseRenewedAtMs(deps.leases.get(`karmada-cluster/${name}`));
+    const renewed = leaseRenewedAtMs(deps.leases.get(joinKey(namespaces.cluster, name)));
     const steadiness = judgeSteadiness(cluster, renewed, nowMs, deps.monitorGracePeriodMs);
-    return tracker.observe(name, steadiness, readySinceMs(cluster), nowMs);
+    return { steadiness, since: tracker.observe(name, steadiness, readySinceMs(cluster), nowMs) };
   };
   // Every change of a cluster is a look: a flap between two fail-back decisions restarts its window.
   deps.clusters.onEvent((type, cluster) => {
@@ -123,9 +125,7 @@ export function failBackController(deps: FailBackDeps): ControllerSpec {
         steadySince: (name) => {
           const cluster = deps.clusters.get(name);
           if (cluster === undefined) return { why: 'not found' };
-          const renewed = leaseRenewedAtMs(deps.leases.get(`karmada-cluster/${name}`));
-          const steadiness = judgeSteadiness(cluster, renewed, nowMs, deps.monitorGracePeriodMs);
-          const since = tracker.observe(name, steadiness, readySinceMs(cluster), nowMs);
+          const { steadiness, since } = look(cluster, nowMs);
           return since === undefined
             ? { why: steadiness.steady ? 'not steady' : steadiness.why }
             : { sinceMs: since };

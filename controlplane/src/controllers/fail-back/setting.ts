@@ -5,7 +5,7 @@
  * failover must have been steady before the workload goes back. An annotation rather than a spec
  * field, so that the policy stays valid under Karmada's own CRDs, which do not know it.
  */
-import { annotations } from '@kf/api';
+import { annotations, wholeSeconds } from '@kf/api';
 
 /** One week: a longer window is a mistake more often than a wish. */
 export const MAX_FAIL_BACK_WINDOW_SECONDS = 7 * 24 * 3600;
@@ -21,18 +21,17 @@ export function readFailBackSetting(
 ): FailBackSetting {
   const raw = objectAnnotations?.[annotations.failBackAfterSeconds];
   if (raw === undefined) return { kind: 'off' };
-  const value = raw.trim();
-  if (!/^\d+$/.test(value)) {
+  const seconds = wholeSeconds(raw);
+  if (seconds === undefined) {
     return {
       kind: 'invalid',
       problem: `${annotations.failBackAfterSeconds} must be a whole number of seconds, got "${raw}"`,
     };
   }
-  const seconds = Number(value);
   if (seconds < 1 || seconds > MAX_FAIL_BACK_WINDOW_SECONDS) {
     return {
       kind: 'invalid',
-      problem: `${annotations.failBackAfterSeconds} must be between 1 and ${String(MAX_FAIL_BACK_WINDOW_SECONDS)} seconds, got ${value}`,
+      problem: `${annotations.failBackAfterSeconds} must be between 1 and ${String(MAX_FAIL_BACK_WINDOW_SECONDS)} seconds, got ${raw.trim()}`,
     };
   }
   return { kind: 'on', windowMs: seconds * 1000 };

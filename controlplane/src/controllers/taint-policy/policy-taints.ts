@@ -21,6 +21,7 @@
  */
 import {
   annotations,
+  wholeSeconds,
   clusterConditionTypes,
   formatTime,
   isSameTaint,
@@ -94,9 +95,8 @@ export function planPolicyTaints(
 
 /** The policy's hold time in seconds: its annotation, else `spec.addAfterSeconds`, else 0. */
 export function holdSecondsOf(policy: HeldClusterTaintPolicy): number {
-  const raw = policy.metadata.annotations?.[annotations.addAfterSeconds]?.trim();
-  if (raw !== undefined && /^\d+$/.test(raw)) return Number(raw);
-  return Math.max(0, policy.spec.addAfterSeconds ?? 0);
+  const fromAnnotation = wholeSeconds(policy.metadata.annotations?.[annotations.addAfterSeconds]);
+  return fromAnnotation ?? Math.max(0, policy.spec.addAfterSeconds ?? 0);
 }
 
 interface PolicyStep {

@@ -76,6 +76,11 @@ function identityOf(w: WorkloadReference): string {
   return JSON.stringify([w.apiVersion, w.kind, w.namespace ?? '', w.name]);
 }
 
+/** Whether two references name the same workload (see {@link identityOf}). */
+export function isSameWorkload(a: WorkloadReference, b: WorkloadReference): boolean {
+  return identityOf(a) === identityOf(b);
+}
+
 /** Upstream's order: `apiVersion kind namespace name` compared as one string. */
 function orderKeyOf(w: WorkloadReference): string {
   return `${w.apiVersion} ${w.kind} ${w.namespace ?? ''} ${w.name}`;

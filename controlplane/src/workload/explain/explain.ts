@@ -47,6 +47,8 @@ import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.
 import { evictionHistoryOf } from '../../scheduler/eviction-history-annotation.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 import { filterClusters, type Attempt } from '../../scheduler/framework.ts';
+import { compareNames } from '../../scheduler/name-order.ts';
+import { isSameWorkload } from '../../controllers/workload-rebalancer/rebalance-plan.ts';
 import { defaultPlugins } from '../../scheduler/plugins/registry.ts';
 
 /** The controller-manager settings that decide whether failover acts (same flags as `run`). */
@@ -327,7 +329,7 @@ function rebalancesOf(input: ExplainInput): RebalancesReport {
   const rebalancers = (input.rebalancers ?? [])
     .filter((rb) => rb.spec.workloads.some((w) => isSameWorkload(w, template)))
     .map((rb) => rebalanceReport(rb, template))
-    .sort((x, y) => (x.createdAtMs ?? 0) - (y.createdAtMs ?? 0) || compareText(x.rebalancer, y.rebalancer));
+    .sort((x, y) => (x.createdAtMs ?? 0) - (y.createdAtMs ?? 0) || compareNames(x.rebalancer, y.rebalancer));
   const requestedAtMs = parseTime(b.spec.rescheduleTriggeredAt);
   const lastScheduledAtMs = parseTime(b.status?.lastScheduledTime);
   return {
@@ -364,21 +366,6 @@ function rebalanceState(result: RebalanceResult | undefined): RebalanceReport['s
   if (result === rebalanceResults.successful) return 'succeeded';
   if (result === rebalanceResults.failed) return 'failed';
   return 'pending';
-}
-
-/** The rebalancer's identity of a workload: all four fields, an unset namespace as empty. */
-function isSameWorkload(a: WorkloadReference, b: WorkloadReference): boolean {
-  return (
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.name === b.name &&
-    (a.namespace ?? '') === (b.namespace ?? '')
-  );
-}
-
-function compareText(a: string, b: string): number {
-  if (a < b) return -1;
-  return a > b ? 1 : 0;
 }
 
 function eventsOf(input: ExplainInput): EventReport[] {
