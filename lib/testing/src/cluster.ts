@@ -149,6 +149,12 @@ export class LocalCluster implements ClusterHandle {
     return this.apiserver.isRunning();
   }
 
+  /** Which of this cluster's processes has exited on its own, with where its log is; else undefined. */
+  exitedProcess(): string | undefined {
+    const dead = [this.etcd, this.apiserver, ...this.controllers].find((p) => !p.isRunning());
+    return dead === undefined ? undefined : `${dead.spec.name} exited; see ${dead.logFile}`;
+  }
+
   async start(): Promise<void> {
     await this.etcd.start();
     await this.startApiServer();

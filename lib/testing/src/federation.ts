@@ -47,6 +47,7 @@ export async function startMember(
     await createKwokNodes(cluster.kubeConfig(), {
       prefix: `${name}-node`,
       count: opts.nodes ?? 2,
+      abortIf: () => cluster.exitedProcess(),
       ...(opts.nodeCapacity ? { capacity: opts.nodeCapacity } : {}),
     });
   } catch (err) {

@@ -34,7 +34,14 @@ export function kwokNode(name: string, capacity: NodeCapacity = {}): V1Node {
 /** Creates `count` KWOK nodes named `<prefix>-<i>` and waits until every one reports Ready. */
 export async function createKwokNodes(
   kc: KubeConfig,
-  opts: { prefix: string; count: number; capacity?: NodeCapacity; timeoutMs?: number },
+  opts: {
+    prefix: string;
+    count: number;
+    capacity?: NodeCapacity;
+    timeoutMs?: number;
+    /** Gives up early with this reason (KWOK or the API server has exited). */
+    abortIf?: () => string | undefined;
+  },
 ): Promise<string[]> {
   const core = kc.makeApiClient(CoreV1Api);
   const names = Array.from({ length: opts.count }, (_, i) => `${opts.prefix}-${i}`);
@@ -54,7 +61,13 @@ export async function createKwokNodes(
       );
       return ready.length === names.length;
     },
-    { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 500 },
+    {
+      // A 2-core machine starting several clusters side by side can take a while; a dead process
+      // ends the wait at once through abortIf.
+      timeoutMs: opts.timeoutMs ?? 180_000,
+      intervalMs: 500,
+      ...(opts.abortIf ? { abortIf: opts.abortIf } : {}),
+    },
   );
   return names;
 }

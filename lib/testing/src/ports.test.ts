@@ -41,9 +41,11 @@ describe('freePort', () => {
   });
 
   it('skips a port that is in use', async () => {
-    const busy = await freePort();
+    // A port bound by someone else (not handed out by freePort).
     const server = createServer();
-    await new Promise<void>((resolve) => server.listen(busy, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const busy = typeof address === 'object' && address !== null ? address.port : 0;
     try {
       // The first pick is the busy port, the second a free one.
       const picks = [busy, busy + 1];
@@ -54,5 +56,14 @@ describe('freePort', () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  });
+
+  it('never hands out one port twice in a process, even to concurrent callers', async () => {
+    const first = await freePort();
+    // A range holding only that port: every pick lands on it, so a second port must come elsewhere.
+    const again = await freePort({ from: first, to: first }, () => 0);
+    expect(again).not.toBe(first);
+    const together = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    expect(new Set([first, again, ...together]).size).toBe(22);
   });
 });

@@ -48,6 +48,13 @@ export function serverPortRange(ephemeral: PortRange = ephemeralRange()): PortRa
 /** Picks attempts before falling back to a port from the kernel. */
 const ATTEMPTS = 50;
 
+/**
+ * Ports this process handed out already. The reservation file says which process holds a port, not
+ * which of its servers: without this, two clusters starting side by side in one test file could be
+ * given the same port before either had bound it.
+ */
+const handedOut = new Set<number>();
+
 /** Where reservations are kept: one file per port, holding the reserving process's pid. */
 const RESERVATIONS = join(tmpdir(), 'karmada-failover-ports');
 
@@ -63,10 +70,20 @@ export async function freePort(
   if (range !== undefined) {
     for (let i = 0; i < ATTEMPTS; i++) {
       const port = range.from + Math.floor(random() * (range.to - range.from + 1));
-      if (reserve(port) && (await canBind(port))) return port;
+      if (handedOut.has(port) || !reserve(port)) continue;
+      // Claimed before the bind check, which awaits: a concurrent pick must not take it meanwhile.
+      handedOut.add(port);
+      if (await canBind(port)) return port;
+      handedOut.delete(port);
     }
   }
-  return listenAndRelease(0);
+  for (;;) {
+    const port = await listenAndRelease(0);
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** Claims `port` for this process unless a live process holds it. */
