@@ -45,6 +45,9 @@ import { heartbeatRunnable } from './controllers/heartbeat/heartbeat.ts';
 import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
 import { KeyTrigger } from './controllers/key-trigger.ts';
 import { workStatusController } from './controllers/work-status/controller.ts';
+import { deleteFencedObject, type FenceWiring } from './controllers/execution/fenced-apply.ts';
+import { MemberFenceStore } from './fence/fence-store.ts';
+import { SelfFence } from './fence/self-fence.ts';
 import { karmadaKubeConfigNeeded, memberKubeconfigPath } from './kubeconfig-path.ts';
 import { discoverMember, memberVersion } from './member/discovery.ts';
 import { probeMemberHealth } from './member/health-probe.ts';
@@ -175,19 +178,47 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
       () => ctx.clock.monotonic(),
     ),
   };
+  const metrics = createAgentMetrics(ctx.registry, config.clusterName);
+  const fence = selfFence(config, { kcs, member, ctx, metrics });
+  // From the start, before registration: a process started during a partition still fences.
+  const stopFencing = new AbortController();
+  const fencing = fence.fence.run(AbortSignal.any([signal, stopFencing.signal]));
   try {
     const clusterClient = new ResourceClient<Cluster>(kcs.karmada, clusterKind);
     await register(config, { kcs, clusterClient, ctx }, signal);
     registered = true;
     if (signal.aborted) return;
-    addRunnables(manager, config, { kcs, clusterClient, member, ctx });
+    addRunnables(manager, config, { kcs, clusterClient, member, ctx, metrics, fence });
     await manager.start(signal);
   } finally {
+    stopFencing.abort();
+    await fencing.catch(() => undefined);
     await Promise.allSettled([member.inventory.close(), http.close(), ...servers.map((s) => s.close())]);
   }
 }
 
-async function register(config: RunConfig, w: Omit<Wiring, 'member'>, signal: AbortSignal): Promise<void> {
+function selfFence(config: RunConfig, w: Pick<Wiring, 'kcs' | 'member' | 'ctx' | 'metrics'>): FenceWiring {
+  const fenced = new KeyTrigger();
+  const interval = renewIntervalMs(config.clusterLeaseDurationMs, config.clusterLeaseRenewIntervalFraction);
+  const fence = new SelfFence({
+    store: new MemberFenceStore(w.kcs.member, config.fenceRecordNamespace),
+    deleteObject: (ref, work, s) => deleteFencedObject(w.member, { ref, work }, s),
+    clock: w.ctx.clock,
+    log: w.ctx.log,
+    metrics: w.metrics,
+    checkIntervalMs: interval,
+    onFenced: (work) => {
+      fenced.fire(work);
+    },
+  });
+  return { fence, renewIntervalMs: interval, fenced };
+}
+
+async function register(
+  config: RunConfig,
+  w: Pick<Wiring, 'kcs' | 'clusterClient' | 'ctx'>,
+  signal: AbortSignal,
+): Promise<void> {
   const { kcs, clusterClient, ctx } = w;
   const flags = memberFlags(kcs.member);
   const names = credentialNames(config.clusterName, config.clusterNamespace);
@@ -227,11 +258,13 @@ interface Wiring {
   readonly clusterClient: ResourceClient<Cluster>;
   readonly member: Member;
   readonly ctx: Context;
+  readonly metrics: AgentMetrics;
+  readonly fence: FenceWiring;
 }
 
 /** Caches on every replica; controllers and the heartbeat on the leader, as `--controllers` says. */
 function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
-  const { kcs, ctx, member } = w;
+  const { kcs, ctx, member, metrics } = w;
   const clusters = new WatchCache<Cluster>({
     kubeConfig: kcs.karmada,
     resource: clusterKind,
@@ -252,7 +285,6 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     random: ctx.random,
     metrics: createControllerMetrics(ctx.registry),
   };
-  const metrics = createAgentMetrics(ctx.registry, config.clusterName);
   const enabled = new Set(config.controllers);
   manager.add(cacheRunnable('cluster-cache', clusters));
   if (enabled.has('clusterStatus')) {
@@ -271,8 +303,13 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     metrics,
     workers: config.concurrentWorkSyncs,
     events: new EventRecorder({ kubeConfig: kcs.karmada, component: FIELD_MANAGER, log: ctx.log }),
+    // The fence counts from the heartbeat's renewals: without the heartbeat, fenced Works are refused.
+    ...(enabled.has('clusterStatus') ? { fence: w.fence } : {}),
   };
   if (enabled.has('execution') || enabled.has('workStatus')) manager.add(cacheRunnable('work-cache', works));
+  w.fence.fence.knowWorks((work, uid) =>
+    works.isSynced() ? works.get(work)?.metadata.uid === uid : undefined,
+  );
   if (enabled.has('execution')) manager.add(controllerRunnable(executionController(workDeps), runnerDeps));
   if (enabled.has('workStatus')) manager.add(controllerRunnable(workStatusController(workDeps), runnerDeps));
   manager.add(member.objects.runnable());
@@ -322,6 +359,9 @@ function heartbeat(config: RunConfig, w: StatusWiring): Runnable {
     metrics: w.metrics,
     onReconnected: () => {
       w.reconnected.fire(config.clusterName);
+    },
+    onRenewed: (tickStartMono) => {
+      w.fence.fence.renewed(tickStartMono);
     },
   });
 }

@@ -49,6 +49,7 @@ describe('agent run', () => {
     expect(c).toMatchObject({
       clusterName: 'member1',
       clusterNamespace: 'karmada-cluster',
+      fenceRecordNamespace: 'karmada-system',
       clusterStatusUpdateFrequencyMs: 10_000,
       clusterLeaseDurationMs: 40_000,
       clusterLeaseRenewIntervalFraction: 0.25,

@@ -51,6 +51,8 @@ export interface RunConfig extends KarmadaConnection, ServingConfig {
   /** Member kubeconfig; empty: `$KUBECONFIG`, else the pod's service account, else `~/.kube/config`. */
   readonly kubeconfig: string;
   readonly clusterNamespace: string;
+  /** Member namespace of the self-fence record (ConfigMap karmada-agent-fence). */
+  readonly fenceRecordNamespace: string;
   readonly clusterStatusUpdateFrequencyMs: number;
   readonly clusterLeaseDurationMs: number;
   readonly clusterLeaseRenewIntervalFraction: number;
@@ -98,6 +100,7 @@ export interface AgentCommands {
 /** Defaults: karmada-agent's, for every flag the two share. */
 export const DEFAULTS = {
   clusterNamespace: 'karmada-cluster',
+  fenceRecordNamespace: 'karmada-system',
   clusterStatusUpdateFrequencyMs: 10_000,
   clusterLeaseDurationMs: 40_000,
   clusterLeaseRenewIntervalFraction: 0.25,
@@ -156,6 +159,7 @@ interface RunOptions extends LeaderElectionTimingOptions, ServingOptions {
   karmadaContext: string;
   kubeconfig: string;
   clusterNamespace: string;
+  fenceRecordNamespace: string;
   clusterStatusUpdateFrequency: number;
   clusterLeaseDuration: number;
   clusterLeaseRenewIntervalFraction: number;
@@ -206,6 +210,7 @@ export function toRunConfig(o: RunOptions): RunConfig {
       karmadaContext: o.karmadaContext,
       kubeconfig: o.kubeconfig,
       clusterNamespace: o.clusterNamespace,
+      fenceRecordNamespace: o.fenceRecordNamespace,
       clusterStatusUpdateFrequencyMs: o.clusterStatusUpdateFrequency,
       clusterLeaseDurationMs: o.clusterLeaseDuration,
       clusterLeaseRenewIntervalFraction: f,
@@ -245,6 +250,12 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
         '--cluster-namespace <ns>',
         'namespace of the credential secrets, in the member and in the control plane',
       ).default(DEFAULTS.clusterNamespace),
+    )
+    .addOption(
+      flag(
+        '--fence-record-namespace <ns>',
+        "member namespace of the self-fence record (ConfigMap karmada-agent-fence): the copies of Works with a fence timeout, and the agent's last Lease renewal",
+      ).default(DEFAULTS.fenceRecordNamespace),
     )
     .addOption(
       durationFlag(

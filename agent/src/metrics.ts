@@ -19,6 +19,10 @@ export interface AgentMetrics {
   leaseRenewFailed(): void;
   workApplied(result: WorkApplyResult): void;
   workDeleted(result: WorkDeleteResult): void;
+  /** A fenced Work's copies were deleted for want of a Lease renewal. */
+  workFenced(): void;
+  /** Works whose copies the fence record lists (fenced or not). */
+  fenceTracked(count: number): void;
 }
 
 export function createAgentMetrics(registry: Registry, cluster: string): AgentMetrics {
@@ -65,6 +69,15 @@ export function createAgentMetrics(registry: Registry, cluster: string): AgentMe
     help: 'Member objects deleted because their Work was deleted, by result.',
     labelNames: ['member_cluster', 'result'] as const,
   });
+  const fenced = makeCounter(registry, {
+    name: `${p}fenced_works_total`,
+    help: 'Works whose copies the agent deleted itself because it had not renewed its Lease for their fence timeout.',
+    labelNames: byCluster,
+  });
+  const tracked = gauge(
+    `${p}fence_tracked_works`,
+    'Works with a fence timeout whose copies the fence record lists.',
+  );
   const l = { member_cluster: cluster };
   for (const g of [
     ready,
@@ -76,10 +89,12 @@ export function createAgentMetrics(registry: Registry, cluster: string): AgentMe
     memAllocated,
     cpuAllocated,
     podAllocated,
+    tracked,
   ]) {
     g.set(l, 0);
   }
   renewFailures.inc(l, 0);
+  fenced.inc(l, 0);
   for (const result of WORK_APPLY_RESULTS) applies.inc({ ...l, result }, 0);
   for (const result of WORK_DELETE_RESULTS) deletes.inc({ ...l, result }, 0);
   const amount = (q: string | number | undefined, scale: number): number =>
@@ -114,6 +129,12 @@ export function createAgentMetrics(registry: Registry, cluster: string): AgentMe
     },
     workDeleted: (result) => {
       deletes.inc({ ...l, result });
+    },
+    workFenced: () => {
+      fenced.inc(l);
+    },
+    fenceTracked: (count) => {
+      tracked.set(l, count);
     },
   };
 }

@@ -60,6 +60,7 @@ import { taintManagerController } from './controllers/taint-manager/controller.t
 import { taintPolicyController } from './controllers/taint-policy/controller.ts';
 import { workloadRebalancerController } from './controllers/workload-rebalancer/controller.ts';
 import { failBackController } from './controllers/fail-back/controller.ts';
+import { fenceReleaseController } from './controllers/fence-release/controller.ts';
 import { EXTRA_CONTROLLER_SETS } from './extra-controllers.ts';
 import { createControlPlaneMetrics, type ControlPlaneMetrics } from './metrics.ts';
 import {
@@ -193,6 +194,23 @@ const BUILT_IN: readonly BuiltIn[] = [
         monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
         maxInFlight: w.config.failBackMaxInFlight,
         now: () => w.clock.now(),
+      }),
+  },
+  {
+    // Not upstream's: releases the Works of a Directly purge that carry a fence timeout once the
+    // cluster's Lease has been silent long enough (the agent has fenced the copies itself).
+    name: 'fence-release',
+    active: () => true,
+    build: (w, s) =>
+      fenceReleaseController({
+        works: w.caches.cache<Work>(workKind),
+        workClient: new ResourceClient<Work>(w.kubeConfig, workKind),
+        leases: w.caches.clusterLeases(),
+        leaseClient: new ResourceClient<Lease>(w.kubeConfig, LEASE_RESOURCE),
+        events: w.events,
+        metrics: s.metrics,
+        marginMs: w.config.fenceReleaseMarginMs,
+        monotonic: () => w.clock.monotonic(),
       }),
   },
   {

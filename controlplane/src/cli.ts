@@ -30,6 +30,7 @@ import {
   DEFAULT_CLUSTER_STARTUP_GRACE_PERIOD_MS,
 } from './controllers/cluster-health/heartbeat.ts';
 import { DEFAULT_FAIL_BACK_MAX_IN_FLIGHT } from './controllers/fail-back/controller.ts';
+import { DEFAULT_FENCE_RELEASE_MARGIN_MS } from './controllers/fence-release/plan.ts';
 import { DEFAULT_FLEET_GUARD, type FleetGuardConfig } from './controllers/fleet-guard/disruption.ts';
 import { DEFAULT_EVICTION_PACING, type EvictionPacing } from './controllers/fleet-guard/pacing.ts';
 import { DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS } from './controllers/graceful-eviction/assessment.ts';
@@ -64,6 +65,8 @@ export interface ControlPlaneConfig extends ServingConfig {
   readonly fleetGuard: FleetGuardConfig;
   /** Fail-backs under way at once, fleet-wide (`--fail-back-max-in-flight`). */
   readonly failBackMaxInFlight: number;
+  /** `--fence-release-margin`: added to fence timeout + Lease duration before a fenced Work is released. */
+  readonly fenceReleaseMarginMs: number;
   /** Resolved feature gates (known gates only), `--failover` applied. */
   readonly featureGates: Readonly<Record<FeatureGate, boolean>>;
   /** `--controllers` entries as given (`*`, `name`, `-name`); resolved against known names at start. */
@@ -96,6 +99,7 @@ export const DEFAULTS = {
   /** Deprecated upstream in v1.14 and removed in v1.15; accepted and ignored. */
   failoverEvictionTimeoutMs: 5 * 60_000,
   gracefulEvictionTimeoutMs: DEFAULT_GRACEFUL_EVICTION_TIMEOUT_MS,
+  fenceReleaseMarginMs: DEFAULT_FENCE_RELEASE_MARGIN_MS,
   leaderElectNamespace: 'karmada-system',
   leaderElectName: 'karmada-failover-controlplane',
   metricsBindAddress: ':8080',
@@ -171,6 +175,7 @@ export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions 
   resourceEvictionRate: number;
   resourceEvictionBurst: number;
   failBackMaxInFlight: number;
+  fenceReleaseMargin: number;
   enableTaintManager: boolean;
   enableNoExecuteTaintEviction: boolean;
   /** commander names `--no-…` flags after the rest of the name. */
@@ -235,6 +240,7 @@ export function toRunConfig(
           : DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
       evictionPacing: { ratePerSecond: o.resourceEvictionRate, burst: o.resourceEvictionBurst },
       failBackMaxInFlight: o.failBackMaxInFlight,
+      fenceReleaseMarginMs: o.fenceReleaseMargin,
       fleetGuard: {
         pauseAtUnhealthyShare: o.fleetGuardPauseThreshold,
         resumeBelowUnhealthyShare: o.fleetGuardResumeThreshold,
@@ -312,6 +318,13 @@ function evictionFlags(cmd: Command): Command {
       )
         .argParser(parsePositiveInt)
         .default(DEFAULT_FAIL_BACK_MAX_IN_FLIGHT),
+    )
+    .addOption(
+      durationFlag(
+        '--fence-release-margin <duration>',
+        "how much longer than its fence timeout + the Lease duration a cluster's Lease must be silent before a Work with a fence timeout is released without its agent; cover the workload's termination grace period",
+        DEFAULTS.fenceReleaseMarginMs,
+      ),
     )
     .addOption(
       boolFlag('--enable-taint-manager', 'run the NoExecute taint manager (needs gate Failover)', true),

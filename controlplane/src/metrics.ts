@@ -43,6 +43,8 @@ export interface ControlPlaneMetrics {
   workloadRebalanced(result: RebalanceResult): void;
   /** A binding's placement record was acted on: a fail-back started, or the record dropped. */
   failBack(result: FailBackResult): void;
+  /** A fenced Work was released without its agent, its Lease silent long enough. */
+  fencedWorkReleased(): void;
 }
 
 /** Buckets for health→taint: a second to the 5-minute holds a policy might ask for. */
@@ -101,6 +103,11 @@ export function createControlPlaneMetrics(
     labelNames: ['result'] as const,
   });
   for (const result of FAIL_BACK_RESULTS) failBacks.inc({ result }, 0);
+  const fenceReleases = makeCounter(registry, {
+    name: `${p}fenced_work_releases_total`,
+    help: 'Works of a Directly purge released without their agent: the cluster Lease was silent for the fence timeout + the Lease duration + the margin.',
+  });
+  fenceReleases.inc(0);
   makeGauge(registry, {
     name: `${p}clusters`,
     help: 'Clusters by the state of their Ready condition (ready, not_ready, unknown).',
@@ -129,6 +136,9 @@ export function createControlPlaneMetrics(
     },
     failBack: (result) => {
       failBacks.inc({ result });
+    },
+    fencedWorkReleased: () => {
+      fenceReleases.inc();
     },
   };
 }

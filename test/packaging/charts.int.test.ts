@@ -181,10 +181,13 @@ describe('rendered member chart', () => {
     }
   });
 
-  it('grants the probe Leases only in its Lease namespace', async () => {
+  it('grants the probe Leases only in its Lease namespace, and the agent its fence record only in its own', async () => {
     const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
     const roles = find(objs, 'Role');
-    expect(roles.map((r) => r.metadata.namespace)).toEqual(['karmada-system']);
+    expect(roles.map((r) => [r.metadata.name, r.metadata.namespace])).toEqual([
+      ['kf-karmada-failover-member-agent-fence', 'karmada-system'],
+      ['kf-karmada-failover-member-probe', 'karmada-system'],
+    ]);
   });
 
   it('grants its programs no wildcard, bind, escalate or RBAC write; the role of every verb is only the reported credentials', async () => {

@@ -19,6 +19,8 @@ import {
   SECRET_RESOURCE,
   type Secret,
 } from '../../agent/src/registration/credentials-plan.ts';
+import { markedFenced, withEntry } from '../../agent/src/fence/fence-plan.ts';
+import { MemberFenceStore } from '../../agent/src/fence/fence-store.ts';
 import { ensureMemberCredentials } from '../../agent/src/registration/member-credentials.ts';
 import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../../probe/src/health/node-condition.ts';
@@ -220,6 +222,27 @@ describe('the agent ServiceAccount', () => {
     );
     expect(applied.metadata?.uid).toBeTruthy();
     await deployments.delete('default/web');
+  });
+
+  it('keeps its self-fence record in its own namespace', async () => {
+    const store = new MemberFenceStore(asAgent, NS);
+    const entry = {
+      work: 'karmada-es-member1/web-deployment',
+      uid: 'u-1',
+      fenceSeconds: 30,
+      objects: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' }],
+    };
+    await store.update((r) => ({
+      ...withEntry(r, entry),
+      lastRenewalMs: Date.parse('2026-11-26T00:00:00Z'),
+    }));
+    await store.update((r) => markedFenced(r, new Set(['u-1']), Date.parse('2026-11-26T00:01:00Z')));
+    const { record, problems } = await store.load();
+    expect(problems).toEqual([]);
+    expect(record).toEqual({
+      lastRenewalMs: Date.parse('2026-11-26T00:00:00Z'),
+      entries: [{ ...entry, fencedAt: '2026-11-26T00:01:00.000Z' }],
+    });
   });
 
   it('answers 403 when the agent binds cluster-admin, or the role it hands out, to itself', async () => {

@@ -19,3 +19,4 @@ export * from './json-equal.ts';
 export * from './quantity.ts';
 export * from './label-selector.ts';
 export * from './annotation-values.ts';
+export * from './fence.ts';

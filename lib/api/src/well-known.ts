@@ -70,6 +70,15 @@ export const annotations = {
    * do not know; entries found there (written by an earlier version) are still read.
    */
   evictionHistory: 'failover.karmada-failover.io/eviction-history',
+  /**
+   * Extension, not upstream: on a PropagationPolicy or ClusterPropagationPolicy whose failover
+   * purges `Directly` (copied by the resource detector onto its bindings, and by the binding
+   * controller onto their Works), the fence timeout in whole seconds: a member agent that has not
+   * renewed its Lease for that long deletes the copies of such Works itself, and the control plane,
+   * once it has seen no renewal for the timeout + the Lease duration + its margin, lets a new
+   * placement start without waiting for the cluster to come back.
+   */
+  fenceAfterSeconds: 'failover.karmada-failover.io/fence-after-seconds',
 } as const;
 
 export const conflictResolutionAnnotationValues = {

@@ -71,6 +71,11 @@ export const workConditionTypes = {
   available: 'Available',
   degraded: 'Degraded',
   dispatching: 'Dispatching',
+  /**
+   * Extension, not upstream: True once the member agent deleted the Work's copies because it had
+   * not renewed its Lease for the Work's fence timeout (reason `FenceTimeout`).
+   */
+  fenced: 'Fenced',
 } as const;
 
 export const workConditionReasons = {
@@ -82,6 +87,8 @@ export const workConditionReasons = {
   dispatching: 'Dispatching',
   /** Dispatching=False. */
   suspendDispatching: 'SuspendDispatching',
+  /** Fenced=True. */
+  fenceTimeout: 'FenceTimeout',
 } as const;
 
 export const workConditionMessages = {

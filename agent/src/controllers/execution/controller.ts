@@ -30,7 +30,14 @@ import {
   type ResourceClient,
   type WatchCache,
 } from '@kf/kube';
-import { converged, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
+import {
+  converged,
+  recheckIn,
+  type ControllerSpec,
+  type Logger,
+  type Outcome,
+  type Source,
+} from '@kf/runtime';
 import type { MemberObjects } from '../../member/member-objects.ts';
 import type { Mapping, MemberRestMapper } from '../../member/rest-mapper.ts';
 import type { AgentMetrics } from '../../metrics.ts';
@@ -46,6 +53,8 @@ import {
   type MemberObject,
   type WorkRef,
 } from './manifest-plan.ts';
+import type { ObjectRef } from '../../fence/fence-plan.ts';
+import { applyFenced, type FenceWiring } from './fenced-apply.ts';
 import { syncEvent, workEventReasons } from './work-events.ts';
 
 export interface WorkDeps {
@@ -59,7 +68,12 @@ export interface WorkDeps {
   readonly workers: number;
   /** Events on Works in the control plane, where upstream's agent records them. */
   readonly events?: Pick<EventRecorder, 'record'>;
+  /** The self-fence, for Works carrying a fence timeout (without it they are not applied). */
+  readonly fence?: FenceWiring;
 }
+
+/** How soon a Work waiting for this process's first Lease renewal is looked at again. */
+const FIRST_RENEWAL_RECHECK_MS = 1_000;
 
 /** An unmanaged member object is in the way of a manifest. */
 export class AdoptionRefusedError extends Error {
@@ -84,12 +98,17 @@ export function executionController(deps: WorkDeps): ControllerSpec {
   return {
     name: 'execution',
     workers: deps.workers,
-    sources: [specChanges(deps.works, (w) => [keyOf(w)]), driftSource(deps)],
+    sources: [
+      specChanges(deps.works, (w) => [keyOf(w)]),
+      driftSource(deps),
+      ...(deps.fence === undefined ? [] : [deps.fence.fenced]),
+    ],
     async reconcile(key, { log, now, signal }) {
       const cached = deps.works.get(key);
       if (cached === undefined) return converged(); // gone, or not seen yet: never a reason to delete
       if (cached.metadata.deletionTimestamp !== undefined) {
         await cleanUp(deps, cached, { log, signal });
+        await deps.fence?.fence.forget(key, signal);
         return converged();
       }
       const work = await ensureFinalizer(deps, cached, key);
@@ -100,16 +119,54 @@ export function executionController(deps: WorkDeps): ControllerSpec {
       if (dispatchChanged)
         deps.events?.record(work, 'Normal', workEventReasons.dispatching, dispatch.message);
       if (suspended) return converged();
-      const manifests = work.spec.workload?.manifests ?? [];
-      const errors = await applyAll(deps, work, signal);
-      await writeConditions(deps, key, [applied(manifests.length, errors)], now);
-      const sync = syncEvent(work, deps.clusterName, errors);
-      deps.events?.record(work, sync.type, sync.reason, sync.message);
-      if (errors.length > 0)
-        throw new Error(`failed to apply ${errors.length} manifest(s): ${errors.join('; ')}`);
-      return converged();
+      return applyWork(deps, { key, work }, { now, signal });
     },
   };
+}
+
+/** Applies the Work's manifests (through the self-fence when it has a fence) and says how it went. */
+async function applyWork(
+  deps: WorkDeps,
+  target: { readonly key: string; readonly work: Work },
+  ctx: { readonly now: () => number; readonly signal: AbortSignal },
+): Promise<Outcome> {
+  const { key, work } = target;
+  const manifests = work.spec.workload?.manifests ?? [];
+  const outcome = await applyFenced(deps.fence, {
+    key,
+    work,
+    objects: () => objectRefs(deps, work),
+    apply: () => applyAll(deps, work, ctx.signal),
+    signal: ctx.signal,
+  });
+  if (outcome.kind === 'wait') return recheckIn(FIRST_RENEWAL_RECHECK_MS);
+  if (outcome.kind === 'fenced') {
+    await writeConditions(deps, key, [outcome.condition], ctx.now);
+    return converged();
+  }
+  const errors = outcome.kind === 'refused' ? [outcome.message] : [...outcome.errors];
+  await writeConditions(deps, key, [applied(manifests.length, errors)], ctx.now);
+  const sync = syncEvent(work, deps.clusterName, errors);
+  deps.events?.record(work, sync.type, sync.reason, sync.message);
+  if (errors.length > 0)
+    throw new Error(`failed to apply ${errors.length} manifest(s): ${errors.join('; ')}`);
+  return converged();
+}
+
+/** The member objects a Work's manifests become. */
+async function objectRefs(deps: WorkDeps, work: Work): Promise<ObjectRef[]> {
+  const refs: ObjectRef[] = [];
+  for (const m of work.spec.workload?.manifests ?? []) {
+    const { desired } = await resolveManifest(deps, m, workRef(work));
+    const namespace = desired.metadata?.namespace;
+    refs.push({
+      apiVersion: desired.apiVersion ?? '',
+      kind: desired.kind ?? '',
+      ...(namespace === undefined || namespace === '' ? {} : { namespace }),
+      name: desired.metadata?.name ?? '',
+    });
+  }
+  return refs;
 }
 
 function conditionStatus(work: Work, type: string): string | undefined {

@@ -32,6 +32,11 @@ export interface HeartbeatDeps {
   readonly metrics: AgentMetrics;
   /** Called when a renewal succeeds after one or more failed ticks: the agent is back in touch. */
   readonly onReconnected?: () => void;
+  /**
+   * Called after each renewal that succeeded within its tick, with the monotonic time the tick
+   * started (before anything was sent): the self-fence counts from there.
+   */
+  readonly onRenewed?: (tickStartMono: number) => void;
 }
 
 /** Attempts per tick when the Lease keeps changing underneath (upstream: 5). */
@@ -91,6 +96,7 @@ async function renewOnce(
     try {
       const written = await write(deps, base, signal);
       deps.metrics.leaseRenewed((deps.clock.monotonic() - startedAt) / 1000);
+      deps.onRenewed?.(startedAt);
       return written;
     } catch (err: unknown) {
       if (stop.aborted) return undefined;

@@ -2,6 +2,8 @@
  * binding: keeps one Work per target cluster for every binding. Deletes orphan Works
  * (clusters left without a non-Directly eviction task), holds the new placement back while a
  * `Directly` purge still has a Work, and creates or updates the Work of each target cluster.
+ * A Work whose copies its agent fenced (`Fenced=True`) on a cluster still targeted is deleted, so
+ * that it is made afresh (the agent never applies a fenced Work again).
  * A deleting binding has its Works deleted, then its finalizer removed.
  * Watches bindings, Works (→ their binding, by annotation) and templates (→ their binding), so
  * template edits reach the Works even when the binding itself did not change.
@@ -40,7 +42,9 @@ import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { labelsToInject, planStateCapture } from '../state-preservation/preserved-state.ts';
 import {
+  clusterOfWork,
   desiredWork,
+  fencedWorks,
   orphanWorks,
   pendingDirectPurges,
   planWorkWrite,
@@ -48,6 +52,9 @@ import {
   withWorkloadLabels,
   type WorkWrite,
 } from './work-plan.ts';
+
+/** Event reason when a Work whose copies were fenced is deleted to be made again. */
+export const FENCED_WORK_RECREATED = 'FencedWorkRecreated';
 
 /** Upstream's requeue while the Works of a Directly purge are still being removed. */
 export const DIRECT_PURGE_RECHECK_MS = 5_000;
@@ -90,6 +97,14 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
         return converged(); // the binding update brings the key back
       }
       for (const w of orphanWorks(b, works)) await deleteWork(deps, w, { log, signal }, b);
+      for (const w of fencedWorks(b, works)) {
+        recordOnBinding(deps.events, b, {
+          type: 'Normal',
+          reason: FENCED_WORK_RECREATED,
+          message: `The agent of cluster ${clusterOfWork(w) ?? ''} fenced the copies of Work ${keyOf(w)} (no Lease renewal for its fence timeout); the cluster is still a target, so the Work is made afresh.`,
+        });
+        await deleteWork(deps, w, { log, signal }, b);
+      }
       const purging = pendingDirectPurges(b, works);
       if (purging.length > 0) {
         log.debug({ clusters: purging }, 'waiting for Directly purged Works to disappear');

@@ -4,6 +4,8 @@ import type { ResourceTemplate } from '../template.ts';
 import {
   desiredWork,
   expectedClusters,
+  fenceSecondsOf,
+  fencedWorks,
   orphanWorks,
   pendingDirectPurges,
   planWorkWrite,
@@ -231,6 +233,98 @@ describe('planWorkWrite', () => {
       metadata: { ...wanted.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
     };
     expect(planWorkWrite(wanted, existing)?.kind).toBe('WaitForDeletion');
+  });
+});
+
+describe('the fence timeout on Works', () => {
+  const fenced = (
+    value: string | undefined,
+    failover: ResourceBinding['spec']['failover'],
+  ): ResourceBinding => {
+    const b = binding({ ...(failover === undefined ? {} : { failover }) });
+    return value === undefined
+      ? b
+      : { ...b, metadata: { ...b.metadata, annotations: { [annotations.fenceAfterSeconds]: value } } };
+  };
+  const directly = { cluster: { purgeMode: 'Directly' as const } };
+
+  it.each([
+    ['cluster failover purging Directly', '30', directly, 30],
+    [
+      'application failover purging Directly',
+      '30',
+      { application: { decisionConditions: {}, purgeMode: 'Directly' as const } },
+      30,
+    ],
+    ['the deprecated name Immediately', '30', { cluster: { purgeMode: 'Immediately' as const } }, 30],
+    [
+      'Gracefully: nothing waits for the old copies, no fence',
+      '30',
+      { cluster: { purgeMode: 'Gracefully' as const } },
+      undefined,
+    ],
+    ['no failover at all', '30', undefined, undefined],
+    ['no annotation', undefined, directly, undefined],
+    ['an invalid value', '3', directly, undefined],
+  ])('%s', (_, value, failover, seconds) => {
+    const b = fenced(value, failover);
+    expect(fenceSecondsOf(b)).toBe(seconds);
+    const w = desiredWork(KEY, b, template, { name: 'm1', replicas: 1 });
+    expect(w.metadata.annotations?.[annotations.fenceAfterSeconds]).toBe(
+      seconds === undefined ? undefined : String(seconds),
+    );
+  });
+
+  it('removes the fence from an existing Work once the policy drops it, leaving other annotations', () => {
+    const before = desiredWork(KEY, fenced('30', directly), template, { name: 'm1', replicas: 1 });
+    const existing: Work = {
+      ...before,
+      metadata: { ...before.metadata, annotations: { ...before.metadata.annotations, team: 'a' } },
+    };
+    const wanted = desiredWork(KEY, fenced(undefined, directly), template, { name: 'm1', replicas: 1 });
+    const plan = planWorkWrite(wanted, existing);
+    expect(plan?.kind === 'Patch' && plan.patch).toEqual({
+      metadata: { annotations: { ...wanted.metadata.annotations, [annotations.fenceAfterSeconds]: null } },
+    });
+    expect(plan?.work.metadata.annotations).toEqual({ ...wanted.metadata.annotations, team: 'a' });
+  });
+
+  it('adds and changes the fence with a patch', () => {
+    const existing = desiredWork(KEY, fenced('30', directly), template, { name: 'm1', replicas: 1 });
+    const wanted = desiredWork(KEY, fenced('60', directly), template, { name: 'm1', replicas: 1 });
+    expect(planWorkWrite(wanted, existing)).toMatchObject({
+      kind: 'Patch',
+      patch: { metadata: { annotations: { [annotations.fenceAfterSeconds]: '60' } } },
+    });
+  });
+});
+
+describe('fencedWorks', () => {
+  const fenced = (cluster: string, status: 'True' | 'False', deleting = false): Work => ({
+    ...work(cluster, deleting),
+    status: {
+      conditions: [{ type: 'Fenced', status, reason: 'FenceTimeout', message: '', lastTransitionTime: '' }],
+    },
+  });
+  const b = binding({
+    clusters: [{ name: 'm1', replicas: 3 }],
+    gracefulEvictionTasks: [task('m2', 'Gracefully'), task('m3', 'Directly')],
+  });
+
+  it('are the Works fenced on clusters the binding still expects, not deleting', () => {
+    const works = [
+      fenced('m1', 'True'),
+      fenced('m2', 'True'),
+      fenced('m3', 'True'),
+      fenced('m4', 'True'),
+      fenced('m1', 'True', true),
+      fenced('m1', 'False'),
+      work('m1'),
+    ];
+    expect(fencedWorks(b, works).map((w) => w.metadata.namespace)).toEqual([
+      'karmada-es-m1',
+      'karmada-es-m2',
+    ]);
   });
 });
 

@@ -14,6 +14,8 @@ import {
   isSameJson,
   labels,
   purgeModes,
+  readFenceSetting,
+  workConditionTypes,
   type Manifest,
   type ResourceBinding,
   type TargetCluster,
@@ -49,6 +51,23 @@ export function orphanWorks(b: ResourceBinding, works: readonly Work[]): readonl
   return works.filter((w) => {
     const c = clusterOfWork(w);
     return c !== undefined && !expected.has(c) && w.metadata.deletionTimestamp === undefined;
+  });
+}
+
+/**
+ * Works whose copies their agent fenced (condition `Fenced=True`) on a cluster the binding still
+ * expects: the agent never applies them again, so they are deleted and made afresh.
+ */
+export function fencedWorks(b: ResourceBinding, works: readonly Work[]): readonly Work[] {
+  const expected = expectedClusters(b);
+  return works.filter((w) => {
+    const c = clusterOfWork(w);
+    const fenced = w.status?.conditions?.some(
+      (x) => x.type === workConditionTypes.fenced && x.status === 'True',
+    );
+    return (
+      fenced === true && c !== undefined && expected.has(c) && w.metadata.deletionTimestamp === undefined
+    );
   });
 }
 
@@ -171,9 +190,28 @@ function isDispatchSuspended(b: ResourceBinding, cluster: string): boolean {
   return s?.dispatching === true || s?.dispatchingOnClusters?.clusterNames?.includes(cluster) === true;
 }
 
+/**
+ * The fence timeout the binding's Works carry, in seconds: the binding's
+ * `failover.karmada-failover.io/fence-after-seconds`, when valid and when a failover of the binding
+ * purges `Directly` (the only purge that waits for the old copies to be gone).
+ */
+export function fenceSecondsOf(b: ResourceBinding): number | undefined {
+  const setting = readFenceSetting(b.metadata.annotations);
+  if (setting.kind !== 'on') return undefined;
+  const f = b.spec.failover;
+  const directly = [f?.cluster?.purgeMode, f?.application?.purgeMode].some(
+    (m) => givenPurgeMode(m) === purgeModes.directly,
+  );
+  return directly ? setting.seconds : undefined;
+}
+
+/** Annotations of a Work that the binding controller alone sets, and so removes when not wanted. */
+const OWNED_WORK_ANNOTATIONS = [annotations.fenceAfterSeconds] as const;
+
 /** The Work cluster `c` should have. */
 export function desiredWork(key: string, b: ResourceBinding, t: ResourceTemplate, c: TargetCluster): Work {
   const idLabel = bindingIdLabel(key);
+  const fence = fenceSecondsOf(b);
   return {
     apiVersion: 'work.karmada.io/v1alpha1',
     kind: 'Work',
@@ -184,6 +222,7 @@ export function desiredWork(key: string, b: ResourceBinding, t: ResourceTemplate
       annotations: {
         ...bindingAnnotations(key, b),
         [annotations.conflictResolution]: conflictResolutionOf(b, t),
+        ...(fence === undefined ? {} : { [annotations.fenceAfterSeconds]: String(fence) }),
       },
       finalizers: [finalizers.executionController],
     },
@@ -225,12 +264,16 @@ export function planWorkWrite(wanted: Work, existing: Work | undefined): WorkWri
   if (existing === undefined) return { kind: 'Create', work: wanted };
   if (existing.metadata.deletionTimestamp !== undefined) return { kind: 'WaitForDeletion', work: existing };
   const m = existing.metadata;
+  const dropped = OWNED_WORK_ANNOTATIONS.filter(
+    (k) => m.annotations?.[k] !== undefined && wanted.metadata.annotations?.[k] === undefined,
+  );
+  const mergedAnnotations = withoutKeys({ ...m.annotations, ...wanted.metadata.annotations }, dropped);
   const merged: Work = {
     ...existing,
     metadata: {
       ...m,
       labels: { ...m.labels, ...wanted.metadata.labels },
-      annotations: { ...m.annotations, ...wanted.metadata.annotations },
+      annotations: mergedAnnotations as Record<string, string>,
       finalizers: [...new Set([...(m.finalizers ?? []), ...(wanted.metadata.finalizers ?? [])])],
     },
     spec: wanted.spec,
@@ -242,17 +285,25 @@ export function planWorkWrite(wanted: Work, existing: Work | undefined): WorkWri
   if (sameLabels && sameAnnotations && sameFinalizers && sameSpec) return undefined;
   if (!sameFinalizers) return { kind: 'Update', work: merged };
   const patch = {
-    ...metadataPatch(wanted, { labels: !sameLabels, annotations: !sameAnnotations }),
+    ...metadataPatch(wanted, { labels: !sameLabels, annotations: !sameAnnotations }, dropped),
     ...(sameSpec ? {} : { spec: specPatch(existing.spec, wanted.spec) }),
   };
   return { kind: 'Patch', patch, work: merged };
 }
 
-/** The labels and annotations `wanted` sets, for those that differ; nothing when neither does. */
-function metadataPatch(wanted: Work, differs: { labels: boolean; annotations: boolean }): object {
+/**
+ * The labels and annotations `wanted` sets, for those that differ, and `dropped` annotations
+ * removed; nothing when neither differs.
+ */
+function metadataPatch(
+  wanted: Work,
+  differs: { labels: boolean; annotations: boolean },
+  dropped: readonly string[],
+): object {
+  const removals = Object.fromEntries(dropped.map((k) => [k, null]));
   const metadata = {
     ...(differs.labels ? { labels: wanted.metadata.labels } : {}),
-    ...(differs.annotations ? { annotations: wanted.metadata.annotations } : {}),
+    ...(differs.annotations ? { annotations: { ...wanted.metadata.annotations, ...removals } } : {}),
   };
   return Object.keys(metadata).length === 0 ? {} : { metadata };
 }

@@ -968,3 +968,43 @@ describe('render helpers', () => {
     expect(when(Number.POSITIVE_INFINITY, NOW)).toBe('never');
   });
 });
+
+describe('explain: the fence of a Directly purge', () => {
+  const fenced = (value: string | undefined, purgeMode: 'Directly' | 'Gracefully'): ResourceBinding => ({
+    ...binding,
+    metadata: {
+      ...binding.metadata,
+      annotations: value === undefined ? {} : { [annotations.fenceAfterSeconds]: value },
+    },
+    spec: { ...binding.spec, failover: { cluster: { purgeMode } } },
+  });
+  const fenceLines = (b: ResourceBinding): string[] =>
+    explainBinding(input({ binding: b })).clusterFailover.settings.filter((l) => l.startsWith('fence'));
+
+  it.each([
+    [
+      'a fence on a Directly purge',
+      '30',
+      'Directly' as const,
+      'fence 30s: the agent of a cluster cut off that long deletes the copies itself; a Directly purge of that cluster goes on once its Lease has been silent for 30s + the Lease duration + --fence-release-margin',
+    ],
+    [
+      'a fence without a Directly purge',
+      '30',
+      'Gracefully' as const,
+      `fence: ${annotations.fenceAfterSeconds} is set, but no failover of this binding purges Directly; no fence`,
+    ],
+    [
+      'an invalid fence',
+      '30s',
+      'Directly' as const,
+      `fence: ${annotations.fenceAfterSeconds} must be a whole number of seconds, got "30s"; no fence`,
+    ],
+  ])('%s', (_, value, purgeMode, line) => {
+    expect(fenceLines(fenced(value, purgeMode))).toEqual([line]);
+  });
+
+  it('says nothing of a fence when none is asked for', () => {
+    expect(fenceLines(fenced(undefined, 'Directly'))).toEqual([]);
+  });
+});

@@ -9,6 +9,7 @@
  */
 import {
   annotations,
+  readFenceSetting,
   clusterConditionTypes,
   findCondition,
   givenPurgeMode,
@@ -45,6 +46,7 @@ import {
 import { parseHealthyClusters } from '../../controllers/application-failover/healthy-record.ts';
 import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.ts';
 import { evictionHistoryOf } from '../../scheduler/eviction-history-annotation.ts';
+import { fenceSecondsOf } from '../binding/work-plan.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 import { filterClusters, type Attempt } from '../../scheduler/framework.ts';
 import { compareNames } from '../../scheduler/name-order.ts';
@@ -498,10 +500,28 @@ function clusterFailoverSettings(b: ResourceBinding, s: ExplainSettings): string
       ? '--no-execute-taint-eviction-purge-mode'
       : 'spec.failover.cluster';
   const rules = own?.statePreservation?.rules ?? [];
+  const fence = fenceLine(b);
   return [
     `purge mode ${purgeMode} (${source})`,
     ...(rules.length === 0 ? [] : [statePreservationLine(rules.length, s)]),
+    ...(fence === undefined ? [] : [fence]),
   ];
+}
+
+/** The fence timeout of a Directly purge, in words (undefined when the binding asks for none). */
+function fenceLine(b: ResourceBinding): string | undefined {
+  const setting = readFenceSetting(b.metadata.annotations);
+  if (setting.kind === 'off') return undefined;
+  if (setting.kind === 'invalid') return `fence: ${setting.problem}; no fence`;
+  const seconds = fenceSecondsOf(b);
+  if (seconds === undefined) {
+    return `fence: ${annotations.fenceAfterSeconds} is set, but no failover of this binding purges Directly; no fence`;
+  }
+  return (
+    `fence ${String(seconds)}s: the agent of a cluster cut off that long deletes the copies itself; ` +
+    `a Directly purge of that cluster goes on once its Lease has been silent for ${String(seconds)}s + ` +
+    `the Lease duration + --fence-release-margin`
+  );
 }
 
 function taintVerdict(

@@ -139,6 +139,7 @@ describe('planBinding', () => {
 describe.each([
   ['the fail-back window', annotations.failBackAfterSeconds, '300', '120'],
   ['the block after application failover', annotations.blockPredecessorSeconds, '900', '0'],
+  ['the fence timeout of a Directly purge', annotations.fenceAfterSeconds, '30', '90'],
 ])('planBinding, %s (a policy annotation bindings carry)', (_what, key, value, changedValue) => {
   const withAnnotation = (v: string | undefined): ScopedPolicy => ({
     scope: 'Namespaced',

@@ -38,11 +38,16 @@ const CLAIM_ANNOTATIONS = [
 
 /**
  * Policy annotations the binding carries too (absent on the policy: removed from the binding), so
- * that controllers reading only bindings follow them: the fail-back window, and how long
+ * that controllers reading only bindings follow them: the fail-back window, how long
  * application failover keeps a workload off the cluster it left (the form of
- * `spec.failover.application.blockPredecessorSeconds` that Karmada's own CRDs keep).
+ * `spec.failover.application.blockPredecessorSeconds` that Karmada's own CRDs keep), and the fence
+ * timeout of a `Directly` purge.
  */
-const POLICY_ANNOTATIONS_ON_BINDING = [annotations.failBackAfterSeconds, annotations.blockPredecessorSeconds];
+const POLICY_ANNOTATIONS_ON_BINDING = [
+  annotations.failBackAfterSeconds,
+  annotations.blockPredecessorSeconds,
+  annotations.fenceAfterSeconds,
+];
 
 /** The claim's annotations plus those of {@link POLICY_ANNOTATIONS_ON_BINDING} the policy has. */
 function bindingAnnotationsFor(sp: ScopedPolicy, claim: Claim): Record<string, string> {
