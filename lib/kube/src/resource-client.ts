@@ -209,12 +209,19 @@ export class ResourceClient<T extends KubeObject> {
    * applies; a per-call deadline or signal adds to it (the earliest ends the call, body included).
    */
   private async send<R>(call: Call, opts: CallOptions): Promise<R> {
+    // Every write asks the server to refuse fields its schema does not know, rather than drop
+    // them with a warning: a field lost silently (an extension on a CRD that lacks it, a typo)
+    // would change behaviour with nobody told.
+    const query =
+      call.method === 'GET' || call.method === 'DELETE'
+        ? call.query
+        : { ...call.query, fieldValidation: 'Strict' };
     const signals = [AbortSignal.timeout(wholeMs(this.timeoutMs))];
     if (opts.timeoutMs !== undefined) signals.push(AbortSignal.timeout(wholeMs(opts.timeoutMs)));
     if (opts.signal !== undefined) signals.push(opts.signal);
     try {
       const conn = await this.transport.connect();
-      const res = await request(`${conn.baseUrl}${call.path}${queryString(call.query)}`, {
+      const res = await request(`${conn.baseUrl}${call.path}${queryString(query)}`, {
         method: call.method,
         dispatcher: conn.dispatcher,
         headers: {

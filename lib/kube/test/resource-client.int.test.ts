@@ -113,6 +113,26 @@ describe('ResourceClient against a real API server', () => {
     ).rejects.toMatchObject({ code: 'Conflict' });
   });
 
+  it('has every write refuse a field the schema does not know, instead of dropping it', async () => {
+    const unknown = { metadata: { name: 'strict', namespace: ns }, data: { v: '1' }, dataa: { v: '2' } };
+    await expect(cms.create(unknown as ConfigMap)).rejects.toThrow(
+      /unknown field|field not declared in schema/,
+    );
+    await expect(cms.find(`${ns}/strict`)).resolves.toBeUndefined();
+    const obj = await cms.create({ metadata: { name: 'strict', namespace: ns }, data: { v: '1' } });
+    await expect(cms.replace({ ...obj, dataa: { v: '2' } } as ConfigMap)).rejects.toThrow(
+      /unknown field|field not declared in schema/,
+    );
+    await expect(cms.mergePatch(`${ns}/strict`, { dataa: { v: '2' } })).rejects.toThrow(
+      /unknown field|field not declared in schema/,
+    );
+    await expect(
+      cms.apply({ ...unknown, apiVersion: 'v1', kind: 'ConfigMap' } as ConfigMap, { fieldManager: 'test' }),
+    ).rejects.toThrow(/unknown field|field not declared in schema/);
+    // What was refused left the object as it was.
+    expect((await cms.get(`${ns}/strict`)).data).toEqual({ v: '1' });
+  });
+
   it('retries a read-mutate-write on Conflict', async () => {
     await cms.create({ metadata: { name: 'counter', namespace: ns }, data: { n: '0' } });
     let reads = 0;

@@ -32,7 +32,8 @@ export function memberNodeStore(kc: KubeConfig, nodeName: string, timeoutMs: num
       const body = JSON.stringify({ status: { conditions: [condition] } });
       try {
         const conn = await transport.connect();
-        const res = await request(`${conn.baseUrl}${statusPath}`, {
+        // Strict: a condition field the server does not know is refused, not dropped.
+        const res = await request(`${conn.baseUrl}${statusPath}?fieldValidation=Strict`, {
           method: 'PATCH',
           dispatcher: conn.dispatcher,
           headers: {
