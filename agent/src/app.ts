@@ -46,6 +46,7 @@ import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
 import { KeyTrigger } from './controllers/key-trigger.ts';
 import { workStatusController } from './controllers/work-status/controller.ts';
 import { deleteFencedObject, type FenceWiring } from './controllers/execution/fenced-apply.ts';
+import type { MemberObject } from './controllers/execution/manifest-plan.ts';
 import { MemberFenceStore } from './fence/fence-store.ts';
 import { SelfFence } from './fence/self-fence.ts';
 import { karmadaKubeConfigNeeded, memberKubeconfigPath } from './kubeconfig-path.ts';
@@ -303,6 +304,11 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     metrics,
     workers: config.concurrentWorkSyncs,
     events: new EventRecorder({ kubeConfig: kcs.karmada, component: FIELD_MANAGER, log: ctx.log }),
+    namespaces: {
+      resources: () => member.mapper.namespacedResources(),
+      list: async (mapping, namespace, signal) =>
+        (await new ResourceClient<MemberObject>(kcs.member, mapping).list({ namespace, signal })).items,
+    },
     // The fence counts from the heartbeat's renewals: without the heartbeat, fenced Works are refused.
     ...(enabled.has('clusterStatus') ? { fence: w.fence } : {}),
   };

@@ -5,6 +5,7 @@
  * binding for a fresh placement and it is split 1:1 again; one naming a Deployment without binding
  * reports it Failed. A rebalancer without TTL is kept; one given `ttlSecondsAfterFinished: 1` is
  * deleted about a second after it finished.
+ * The namespace propagation cases (namespace-cases.ts) run on the same federation afterwards.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ import {
   timeMs,
   until,
 } from './support.ts';
+import { defineNamespaceTests } from './namespace-cases.ts';
 
 let fed: FailoverFederation;
 let rebalancers: ResourceClient<WorkloadRebalancer>;
@@ -114,3 +116,5 @@ describe('WorkloadRebalancer', () => {
     expect(await rebalancers.find('web-back')).toBeDefined();
   });
 });
+
+defineNamespaceTests(() => fed);

@@ -44,6 +44,7 @@ export class NoMappingError extends Error {
  */
 export class MemberRestMapper {
   private mappings: ReadonlyMap<string, Mapping> = new Map();
+  private partial = true;
   private refreshedAtMs = Number.NEGATIVE_INFINITY;
   private refreshing: Promise<void> | undefined;
   private readonly discover: () => Promise<Discovery>;
@@ -59,7 +60,26 @@ export class MemberRestMapper {
   /** Takes a discovery done elsewhere (the status sync) as the current truth. */
   update(discovery: Discovery): void {
     this.mappings = buildMappings(discovery);
+    this.partial = discovery.partial;
     this.refreshedAtMs = this.monotonic();
+  }
+
+  /**
+   * Every namespaced resource the member serves, one version each, from a fresh discovery;
+   * undefined when discovery came back partial (some group could not be read).
+   */
+  async namespacedResources(): Promise<readonly Mapping[] | undefined> {
+    this.update(await this.discover());
+    if (this.partial) return undefined;
+    const seen = new Set<string>();
+    const out: Mapping[] = [];
+    for (const m of this.mappings.values()) {
+      const id = `${m.group}/${m.plural}`;
+      if (!m.namespaced || seen.has(id)) continue;
+      seen.add(id);
+      out.push(m);
+    }
+    return out;
   }
 
   async resolve(apiVersion: string, kind: string): Promise<Mapping> {

@@ -30,7 +30,10 @@ import {
 import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
 import type { SchedulerOptions } from '../scheduler/schedule.ts';
 import { bindingStatusController } from './binding-status/controller.ts';
+import { NAMESPACE_RESOURCE } from '../controllers/cluster/controller.ts';
 import { bindingController } from './binding/controller.ts';
+import { namespaceSyncController } from './namespace-sync/controller.ts';
+import type { NamespaceObject } from './namespace-sync/plan.ts';
 import type { BindingStore } from './bindings.ts';
 import { discoveryKinds } from './kind-discovery/discovery-kinds.ts';
 import type { KindCatalog } from './kinds.ts';
@@ -52,6 +55,8 @@ export interface WorkloadDeps {
   readonly clusters: WatchCache<Cluster>;
   readonly works: WatchCache<Work>;
   readonly workClient: ResourceClient<Work>;
+  /** The control plane's Namespaces, which every member gets (see namespace-sync). */
+  readonly namespaces: WatchCache<NamespaceObject & KubeObject>;
   readonly events: EventRecorder;
   readonly log: Logger;
   /** A fresh binding permanent id. */
@@ -152,6 +157,7 @@ export function createWorkloadDeps(
     clusters: cache<Cluster>(clusterKind),
     works: cache<Work>(workKind),
     workClient: new ResourceClient<Work>(kubeConfig, workKind),
+    namespaces: cache<NamespaceObject & KubeObject>(NAMESPACE_RESOURCE),
     events:
       opts.events ??
       new EventRecorder({
@@ -181,7 +187,10 @@ export function createWorkloadDeps(
   };
 }
 
-/** The workload controllers in pipeline order: resource-detector, scheduler, binding, binding-status. */
+/**
+ * The workload controllers in pipeline order: resource-detector, scheduler, binding,
+ * binding-status; and namespace, which gives the members the namespaces workloads land in.
+ */
 export function workloadControllers(deps: WorkloadDeps): ControllerSpec[] {
   return [
     resourceDetectorController(deps),
@@ -194,5 +203,6 @@ export function workloadControllers(deps: WorkloadDeps): ControllerSpec[] {
     }),
     bindingController(deps),
     bindingStatusController(deps),
+    namespaceSyncController(deps),
   ];
 }

@@ -55,6 +55,7 @@ import {
 } from './manifest-plan.ts';
 import type { ObjectRef } from '../../fence/fence-plan.ts';
 import { applyFenced, type FenceWiring } from './fenced-apply.ts';
+import { namespaceContents, type NamespaceLister } from './namespace-guard.ts';
 import { syncEvent, workEventReasons } from './work-events.ts';
 
 export interface WorkDeps {
@@ -68,6 +69,8 @@ export interface WorkDeps {
   readonly workers: number;
   /** Events on Works in the control plane, where upstream's agent records them. */
   readonly events?: Pick<EventRecorder, 'record'>;
+  /** Lists the member's namespaces' contents, so that a namespace holding others' objects is kept. */
+  readonly namespaces?: NamespaceLister;
   /** The self-fence, for Works carrying a fence timeout (without it they are not applied). */
   readonly fence?: FenceWiring;
 }
@@ -277,10 +280,11 @@ async function cleanUpManifest(deps: WorkDeps, work: Work, m: Manifest, ctx: Cle
   const live = await deps.memberObjects.live(mapping, key, ctx.signal);
   if (live === undefined || !mayDelete(live, ref)) return; // absent, unmanaged, or now another Work's
   const { client } = deps.memberObjects.resource(mapping);
-  if (work.spec.preserveResourcesOnDeletion === true) {
+  const keep = await keepReason(deps, work, desired, ctx.signal);
+  if (keep !== undefined) {
     const released = releasedObject(desired);
     await client.apply(released, { fieldManager: deps.fieldManager, force: true, signal: ctx.signal });
-    ctx.log.info({ object: key, kind: desired.kind }, 'member object released (preserveResourcesOnDeletion)');
+    ctx.log.info({ object: key, kind: desired.kind, why: keep }, 'member object released, not deleted');
     return;
   }
   try {
@@ -294,6 +298,36 @@ async function cleanUpManifest(deps: WorkDeps, work: Work, m: Manifest, ctx: Cle
     }
   }
   deps.memberObjects.forgetApplied(live);
+}
+
+/**
+ * Why a deleted Work's member object is released rather than deleted: the Work asks so
+ * (`preserveResourcesOnDeletion`), or it is a namespace that holds objects not Karmada's (or whose
+ * contents the agent cannot fully see). Undefined: delete it.
+ */
+async function keepReason(
+  deps: WorkDeps,
+  work: Work,
+  desired: MemberObject,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  if (work.spec.preserveResourcesOnDeletion === true) return 'preserveResourcesOnDeletion';
+  if (desired.apiVersion !== 'v1' || desired.kind !== 'Namespace' || deps.namespaces === undefined)
+    return undefined;
+  const name = desired.metadata?.name ?? '';
+  const contents = await namespaceContents(deps.namespaces, name, signal);
+  if (contents.kind === 'ours') return undefined;
+  const why =
+    contents.kind === 'foreign'
+      ? `it holds objects not propagated by Karmada (${contents.examples.join(', ')})`
+      : `what it holds cannot be told: ${contents.why}`;
+  deps.events?.record(
+    work,
+    'Normal',
+    workEventReasons.namespaceKept,
+    `Namespace ${name} kept in the member: ${why}.`,
+  );
+  return why;
 }
 
 /**

@@ -5,6 +5,8 @@ export const workEventReasons = {
   dispatching: 'WorkDispatching',
   syncSucceed: 'SyncSucceed',
   syncFailed: 'SyncFailed',
+  /** Not upstream's: a propagated namespace left in the member because others' objects are in it. */
+  namespaceKept: 'NamespaceKept',
 } as const;
 
 export interface WorkEvent {

@@ -5,7 +5,7 @@
  * failover must have been steady before the workload goes back. An annotation rather than a spec
  * field, so that the policy stays valid under Karmada's own CRDs, which do not know it.
  */
-import { annotations, wholeSeconds } from '@kf/api';
+import { annotations, readSecondsAnnotation } from '@kf/api';
 
 /** One week: a longer window is a mistake more often than a wish. */
 export const MAX_FAIL_BACK_WINDOW_SECONDS = 7 * 24 * 3600;
@@ -19,20 +19,9 @@ export type FailBackSetting =
 export function readFailBackSetting(
   objectAnnotations: Readonly<Record<string, string>> | undefined,
 ): FailBackSetting {
-  const raw = objectAnnotations?.[annotations.failBackAfterSeconds];
-  if (raw === undefined) return { kind: 'off' };
-  const seconds = wholeSeconds(raw);
-  if (seconds === undefined) {
-    return {
-      kind: 'invalid',
-      problem: `${annotations.failBackAfterSeconds} must be a whole number of seconds, got "${raw}"`,
-    };
-  }
-  if (seconds < 1 || seconds > MAX_FAIL_BACK_WINDOW_SECONDS) {
-    return {
-      kind: 'invalid',
-      problem: `${annotations.failBackAfterSeconds} must be between 1 and ${String(MAX_FAIL_BACK_WINDOW_SECONDS)} seconds, got ${raw.trim()}`,
-    };
-  }
-  return { kind: 'on', windowMs: seconds * 1000 };
+  const setting = readSecondsAnnotation(objectAnnotations, annotations.failBackAfterSeconds, {
+    min: 1,
+    max: MAX_FAIL_BACK_WINDOW_SECONDS,
+  });
+  return setting.kind === 'on' ? { kind: 'on', windowMs: setting.seconds * 1000 } : setting;
 }
