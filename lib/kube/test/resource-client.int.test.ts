@@ -127,7 +127,7 @@ describe('ResourceClient against a real API server', () => {
       /unknown field|field not declared in schema/,
     );
     await expect(
-      cms.apply({ ...unknown, apiVersion: 'v1', kind: 'ConfigMap' } as ConfigMap, { fieldManager: 'test' }),
+      cms.apply({ ...unknown, apiVersion: 'v1', kind: 'ConfigMap' }, { fieldManager: 'test' }),
     ).rejects.toThrow(/unknown field|field not declared in schema/);
     // What was refused left the object as it was.
     expect((await cms.get(`${ns}/strict`)).data).toEqual({ v: '1' });
