@@ -119,9 +119,15 @@ describe('self-fence with purgeMode Directly', () => {
     const [from = ''] = await placedOn('fenced');
     const to = from === 'member1' ? 'member2' : 'member1';
     await until(`fenced available on ${from}`, () => runsAvailable(fed, from, 'fenced', 1), 60_000);
-    // The agent lists the copy in its fence record before applying it.
+    // The agent lists the copy in its fence record before applying it, and says so on the Work.
     const works = await worksOf(fed, 'fenced');
     expect(Object.keys(works)).toEqual([from]);
+    await until('FenceArmed=True on the Work', async () => {
+      const w = (await fed.works.list({ namespace: `karmada-es-${from}` })).items.find((x) =>
+        (x.metadata.name ?? '').startsWith('fenced-'),
+      );
+      return w?.status?.conditions?.some((c) => c.type === 'FenceArmed' && c.status === 'True') === true;
+    });
 
     const watch = watchPods('fenced', [from, to]);
     const link = fed.links.agentToControlPlane(from);

@@ -243,13 +243,14 @@ describe('trackDecision', () => {
     expect(trackDecision(EMPTY_FENCE_RECORD, tracked)).toBe('record');
   });
 
-  it('is record when the listed objects differ', () => {
-    expect(trackDecision(record, { ...tracked, objects: [deployment] })).toBe('record');
-    expect(trackDecision(record, { ...tracked, objects: [clusterRole, deployment] })).toBe('record');
-    expect(trackDecision(record, { ...tracked, objects: [] })).toBe('record');
+  it('is record when an object is not listed yet, ready when every one is (whatever the order)', () => {
     expect(
       trackDecision(record, { ...tracked, objects: [{ ...deployment, name: 'api' }, clusterRole] }),
     ).toBe('record');
+    expect(trackDecision(record, { ...tracked, objects: [clusterRole, deployment] })).toBe('ready');
+    // Fewer objects than listed: the listed ones stay (their copies may still run).
+    expect(trackDecision(record, { ...tracked, objects: [deployment] })).toBe('ready');
+    expect(trackDecision(record, { ...tracked, objects: [] })).toBe('ready');
   });
 
   it('is record when the fence timeout differs', () => {
@@ -277,6 +278,14 @@ describe('trackDecision', () => {
 });
 
 describe('withEntry', () => {
+  it('keeps the objects listed earlier for the same Work and uid, adding the new ones', () => {
+    const before = entry('ns/a', { objects: [deployment] });
+    const after = entry('ns/a', { objects: [{ ...deployment, name: 'api' }], fenceSeconds: 90 });
+    expect(withEntry({ entries: [before] }, after)).toEqual({
+      entries: [{ ...after, objects: [{ ...deployment, name: 'api' }, deployment] }],
+    });
+  });
+
   it('appends an entry for a new work, keeping the rest of the record', () => {
     const a = entry('ns/a');
     const b = entry('ns/b');

@@ -166,9 +166,22 @@ export function planFence(record: FenceRecord, base: number | undefined, nowMono
   return { due, ...(nextInMs === undefined ? {} : { nextInMs }) };
 }
 
-/** The record with `entry` in place of any entry for the same Work. */
+/** Identity of a member object in an entry. */
+function refKey(r: ObjectRef): string {
+  return `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}|${r.name}`;
+}
+
+/**
+ * The record with `entry` in place of any entry for the same Work. Objects listed for the same Work
+ * (same uid) stay listed: a copy a changed manifest no longer names may still run, and must still
+ * be fenced; a new uid starts afresh.
+ */
 export function withEntry(record: FenceRecord, entry: FenceEntry): FenceRecord {
-  return { ...record, entries: [...record.entries.filter((e) => e.work !== entry.work), entry] };
+  const same = record.entries.find((e) => e.work === entry.work && e.uid === entry.uid);
+  const known = new Set(entry.objects.map(refKey));
+  const kept = (same?.objects ?? []).filter((o) => !known.has(refKey(o)));
+  const merged = kept.length === 0 ? entry : { ...entry, objects: [...entry.objects, ...kept] };
+  return { ...record, entries: [...record.entries.filter((e) => e.work !== entry.work), merged] };
 }
 
 /** The record without the entries of `work` (any uid). */
@@ -189,7 +202,8 @@ export function markedFenced(record: FenceRecord, uids: ReadonlySet<string>, atW
 
 /**
  * What tracking a Work needs: `fenced` (its copies were fenced: never apply them again), `record`
- * (the record must list these objects before they are applied) or `ready` (listed already).
+ * (the record must list these objects, or this timeout, before they are applied) or `ready` (every
+ * object listed already, with this timeout).
  */
 export function trackDecision(
   record: FenceRecord,
@@ -198,8 +212,7 @@ export function trackDecision(
   const found = record.entries.find((e) => e.work === entry.work && e.uid === entry.uid);
   if (found?.fencedAt !== undefined) return 'fenced';
   if (found === undefined) return 'record';
-  const same =
-    found.fenceSeconds === entry.fenceSeconds &&
-    JSON.stringify(found.objects) === JSON.stringify(entry.objects);
-  return same ? 'ready' : 'record';
+  const listed = new Set(found.objects.map(refKey));
+  const covered = entry.objects.every((o) => listed.has(refKey(o)));
+  return found.fenceSeconds === entry.fenceSeconds && covered ? 'ready' : 'record';
 }

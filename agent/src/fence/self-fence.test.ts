@@ -255,17 +255,22 @@ describe('SelfFence.withPermit', () => {
     expect(await permit(h, e)).toEqual({ permit: { kind: 'fenced', fencedAt }, applied: 0 });
   });
 
-  it('records the entry again when its objects or timeout change', async () => {
+  it('records the entry again when it names a new object or its timeout changes; keeps objects once listed', async () => {
     const h = harness();
     h.fence.renewed(0);
     const e = entry('ns/a');
     await permit(h, e);
-    const more = { ...e, objects: [deployment] };
+    const renamed: ObjectRef = { ...deployment, name: 'web-v2' };
+    const more = { ...e, objects: [renamed] };
     expect(await permit(h, more)).toEqual({ permit: { kind: 'apply' }, applied: 1 });
-    expect(h.store.record.entries).toEqual([more]);
+    // The objects listed before stay: a copy the manifest no longer names may still run.
+    expect(h.store.record.entries).toEqual([{ ...more, objects: [renamed, ...e.objects] }]);
     const longer = { ...more, fenceSeconds: 20 };
     expect(await permit(h, longer)).toEqual({ permit: { kind: 'apply' }, applied: 1 });
-    expect(h.store.record.entries).toEqual([longer]);
+    expect(h.store.record.entries).toEqual([{ ...longer, objects: [renamed, ...e.objects] }]);
+    expect(h.store.writes).toBe(3);
+    // Fewer objects than listed: nothing to write.
+    expect(await permit(h, { ...longer, objects: [] })).toEqual({ permit: { kind: 'apply' }, applied: 1 });
     expect(h.store.writes).toBe(3);
   });
 

@@ -76,6 +76,12 @@ export const workConditionTypes = {
    * not renewed its Lease for the Work's fence timeout (reason `FenceTimeout`).
    */
   fenced: 'Fenced',
+  /**
+   * Extension, not upstream: True while the member agent has the Work's copies in its fence record
+   * and will delete them itself after the Work's fence timeout without a Lease renewal. The control
+   * plane releases a fenced Work without its agent only when this says so (or nothing was applied).
+   */
+  fenceArmed: 'FenceArmed',
 } as const;
 
 export const workConditionReasons = {
@@ -89,6 +95,10 @@ export const workConditionReasons = {
   suspendDispatching: 'SuspendDispatching',
   /** Fenced=True. */
   fenceTimeout: 'FenceTimeout',
+  /** FenceArmed=True. */
+  fenceArmed: 'FenceArmed',
+  /** FenceArmed=False: the Work no longer carries a fence timeout. */
+  fenceNotArmed: 'FenceNotArmed',
 } as const;
 
 export const workConditionMessages = {

@@ -140,6 +140,7 @@ async function applyWork(
     work,
     objects: () => objectRefs(deps, work),
     apply: () => applyAll(deps, work, ctx.signal),
+    disarm: (condition) => writeConditions(deps, key, [condition], ctx.now),
     signal: ctx.signal,
   });
   if (outcome.kind === 'wait') return recheckIn(FIRST_RENEWAL_RECHECK_MS);
@@ -148,7 +149,8 @@ async function applyWork(
     return converged();
   }
   const errors = outcome.kind === 'refused' ? [outcome.message] : [...outcome.errors];
-  await writeConditions(deps, key, [applied(manifests.length, errors)], ctx.now);
+  const armed = outcome.kind === 'applied' && outcome.armed !== undefined ? [outcome.armed] : [];
+  await writeConditions(deps, key, [applied(manifests.length, errors), ...armed], ctx.now);
   const sync = syncEvent(work, deps.clusterName, errors);
   deps.events?.record(work, sync.type, sync.reason, sync.message);
   if (errors.length > 0)

@@ -33,7 +33,8 @@ export interface FenceWiring {
 }
 
 export type FencedApply =
-  | { readonly kind: 'applied'; readonly errors: readonly string[] }
+  /** `armed`: the conditions that say whether the fence is armed, to write with Applied. */
+  | { readonly kind: 'applied'; readonly errors: readonly string[]; readonly armed?: ConditionUpdate }
   /** Not yet: this process has not counted a renewal. */
   | { readonly kind: 'wait' }
   | { readonly kind: 'fenced'; readonly condition: ConditionUpdate }
@@ -46,7 +47,34 @@ export interface FencedApplyInput {
   /** The objects the Work's manifests become in the member. */
   readonly objects: () => Promise<readonly ObjectRef[]>;
   readonly apply: () => Promise<readonly string[]>;
+  /** Writes FenceArmed=False on the Work (its fence timeout is gone). */
+  readonly disarm: (condition: ConditionUpdate) => Promise<void>;
   readonly signal: AbortSignal;
+}
+
+function isArmed(work: Work): boolean {
+  return (
+    work.status?.conditions?.some((c) => c.type === workConditionTypes.fenceArmed && c.status === 'True') ===
+    true
+  );
+}
+
+export function armedCondition(seconds: number): ConditionUpdate {
+  return {
+    type: workConditionTypes.fenceArmed,
+    status: 'True',
+    reason: workConditionReasons.fenceArmed,
+    message: `The agent lists the copies in its fence record and deletes them itself after ${String(seconds)}s without a Lease renewal.`,
+  };
+}
+
+function disarmedCondition(): ConditionUpdate {
+  return {
+    type: workConditionTypes.fenceArmed,
+    status: 'False',
+    reason: workConditionReasons.fenceNotArmed,
+    message: 'The Work carries no fence timeout: the agent does not fence its copies.',
+  };
 }
 
 /** Applies a Work without a fence timeout as is; one with a fence through the self-fence. */
@@ -56,6 +84,9 @@ export async function applyFenced(
 ): Promise<FencedApply> {
   const setting = readFenceSetting(input.work.metadata.annotations);
   if (setting.kind === 'off') {
+    // Said before the record forgets the Work: the control plane must never see the fence armed
+    // while the agent no longer keeps it.
+    if (isArmed(input.work)) await input.disarm(disarmedCondition());
     await wiring?.fence.forget(input.key, input.signal);
     return { kind: 'applied', errors: await input.apply() };
   }
@@ -88,7 +119,7 @@ export async function applyFenced(
     },
     input.signal,
   );
-  if (permit.kind === 'apply') return { kind: 'applied', errors };
+  if (permit.kind === 'apply') return { kind: 'applied', errors, armed: armedCondition(setting.seconds) };
   if (permit.kind === 'wait') return { kind: 'wait' };
   return { kind: 'fenced', condition: fencedCondition(setting.seconds, permit.fencedAt) };
 }

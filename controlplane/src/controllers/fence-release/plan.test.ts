@@ -3,7 +3,10 @@ import { annotations, finalizers, type Work } from '@kf/api';
 import type { Lease } from '@kf/kube';
 import { decideRelease, LeaseSightings, requiredSilenceMs, type LeaseSighting } from './plan.ts';
 
-const work = (opts: { deleting?: boolean; finalizer?: boolean; fence?: string } = {}): Work => ({
+type Conditions = readonly { type: string; status: 'True' | 'False' }[];
+const work = (
+  opts: { deleting?: boolean; finalizer?: boolean; fence?: string; conditions?: Conditions } = {},
+): Work => ({
   metadata: {
     name: 'web-x',
     namespace: 'karmada-es-member1',
@@ -13,6 +16,14 @@ const work = (opts: { deleting?: boolean; finalizer?: boolean; fence?: string } 
     annotations: opts.fence === undefined ? {} : { [annotations.fenceAfterSeconds]: opts.fence },
   },
   spec: {},
+  status: {
+    conditions: (opts.conditions ?? []).map((c) => ({
+      ...c,
+      reason: 'R',
+      message: '',
+      lastTransitionTime: '',
+    })),
+  },
 });
 const lease = (rv: string, seconds?: number): Lease => ({
   metadata: { name: 'member1', namespace: 'karmada-cluster', resourceVersion: rv },
@@ -42,6 +53,36 @@ describe('decideRelease', () => {
     expect(decideRelease({ work: w, sighting: seen(0, 40_000), marginMs: MARGIN, nowMono: 1e9 })).toEqual({
       kind: 'none',
     });
+  });
+
+  it.each([
+    [
+      'applied, the fence armed',
+      [
+        { type: 'Applied', status: 'True' },
+        { type: 'FenceArmed', status: 'True' },
+      ],
+      'verify',
+    ],
+    ['never applied', [], 'verify'],
+    [
+      'applied, nothing said of a fence (an agent that does not fence)',
+      [{ type: 'Applied', status: 'True' }],
+      'unprovable',
+    ],
+    [
+      'applied, the fence disarmed',
+      [
+        { type: 'Applied', status: 'True' },
+        { type: 'FenceArmed', status: 'False' },
+      ],
+      'unprovable',
+    ],
+  ] as const)('releases only a Work whose copies are known fenced: %s', (_, conditions, kind) => {
+    const w = work({ fence: '30', conditions });
+    expect(decideRelease({ work: w, sighting: seen(0, 40_000), marginMs: MARGIN, nowMono: 1e9 }).kind).toBe(
+      kind,
+    );
   });
 
   it('never releases without a Lease, or without its duration', () => {

@@ -6,7 +6,7 @@
  * (a moment no earlier than the last renewal landed), and releases once that silence has lasted
  * the fence timeout + the Lease duration + its margin, and a fresh read shows the Lease unchanged.
  */
-import { finalizers, readFenceSetting, type Work } from '@kf/api';
+import { finalizers, readFenceSetting, workConditionTypes, type Work } from '@kf/api';
 import { leaseDurationMs, type Lease } from '@kf/kube';
 
 /** Default of `--fence-release-margin`: a pod's default termination grace (30 s) and 15 s more. */
@@ -66,12 +66,26 @@ export function requiredSilenceMs(fenceSeconds: number, leaseMs: number, marginM
   return fenceSeconds * 1000 + leaseMs + marginMs;
 }
 
+/**
+ * Whether the copies are known to be fenced: the agent armed the fence (it lists them in its
+ * record), or nothing was ever applied. An agent that does not fence (an older one, or upstream's)
+ * applies without saying so, and its Works are never released.
+ */
+function isArmedOrUnapplied(work: Work): boolean {
+  const conditions = work.status?.conditions ?? [];
+  const is = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
+  return is(workConditionTypes.fenceArmed) || !is(workConditionTypes.applied);
+}
+
 export function decideRelease(input: ReleaseInput): ReleaseDecision {
   const { work, sighting } = input;
   if (work.metadata.deletionTimestamp === undefined) return { kind: 'none' };
   if (!(work.metadata.finalizers ?? []).includes(finalizers.executionController)) return { kind: 'none' };
   const setting = readFenceSetting(work.metadata.annotations);
   if (setting.kind !== 'on') return { kind: 'none' };
+  if (!isArmedOrUnapplied(work)) {
+    return { kind: 'unprovable', why: 'its agent has not said it fences this Work (condition FenceArmed)' };
+  }
   if (sighting === undefined || sighting.resourceVersion === 'absent') {
     return { kind: 'unprovable', why: 'the cluster has no Lease' };
   }
