@@ -14,7 +14,7 @@
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annotations, clusterTaintKeys, type PropagationPolicy, type Toleration } from '@kf/api';
+import { annotations, type PropagationPolicy, type Toleration } from '@kf/api';
 import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import {
   NAMESPACE,
@@ -28,6 +28,7 @@ import {
   policyFor,
   propagate,
   runsAvailable,
+  toleratingUnreadyFor,
   until,
   worksOf,
 } from './support.ts';
@@ -181,15 +182,11 @@ describe('self-fence with purgeMode Directly', () => {
   });
 
   it('a fenced copy on a cluster that was not evicted runs again once the link is back, from a new Work', async () => {
-    const tolerateMinute: Toleration[] = [clusterTaintKeys.notReady, clusterTaintKeys.unreachable].map(
-      (key) => ({
-        key,
-        operator: 'Exists',
-        effect: 'NoExecute',
-        tolerationSeconds: 300,
-      }),
+    await propagate(
+      fed,
+      fencedPolicy('patient', ['member3'], toleratingUnreadyFor(300)),
+      demoDeployment('patient', 1),
     );
-    await propagate(fed, fencedPolicy('patient', ['member3'], tolerateMinute), demoDeployment('patient', 1));
     await until('patient available on member3', () => runsAvailable(fed, 'member3', 'patient', 1), 60_000);
     const before = (await fed.works.list({ namespace: 'karmada-es-member3' })).items.find((w) =>
       (w.metadata.name ?? '').startsWith('patient-'),

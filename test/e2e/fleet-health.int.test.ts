@@ -20,7 +20,6 @@ import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   annotations,
-  clusterTaintKeys,
   findCondition,
   multiClusterIngressKind,
   remedyKind,
@@ -28,7 +27,6 @@ import {
   type MultiClusterIngress,
   type PropagationPolicy,
   type Remedy,
-  type Toleration,
 } from '@kf/api';
 import { ResourceClient, isNotFound } from '@kf/kube';
 import { DEFAULT_TAINT_POLICY_NAME, startFailoverFederation, type FailoverFederation } from '@kf/testing';
@@ -48,6 +46,7 @@ import {
   propagate,
   runsAvailable,
   timeMs,
+  toleratingUnreadyFor,
   until,
 } from './support.ts';
 
@@ -270,14 +269,7 @@ describe('NoExecute taint tolerated for 20 s', () => {
   const TOLERATION_SECONDS = 20;
 
   it('stays until 20 s after the taint was added, then leaves; without the toleration it leaves at once', async () => {
-    const tolerations: Toleration[] = [clusterTaintKeys.notReady, clusterTaintKeys.unreachable].map(
-      (key) => ({
-        key,
-        operator: 'Exists',
-        effect: 'NoExecute',
-        tolerationSeconds: TOLERATION_SECONDS,
-      }),
-    );
+    const tolerations = toleratingUnreadyFor(TOLERATION_SECONDS);
     const onMember3And1 = {
       clusterAffinity: { clusterNames: ['member1', 'member3'] },
       replicaScheduling: { replicaSchedulingType: 'Duplicated' as const },

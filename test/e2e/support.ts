@@ -7,12 +7,14 @@ import { promisify } from 'node:util';
 import { CoreV1Api, type V1Deployment, type V1Taint } from '@kubernetes/client-node';
 import {
   annotations,
+  clusterTaintKeys,
   findTaint,
   type Placement,
   type TaintIdentity,
   type PropagationPolicy,
   type ResourceBinding,
   type Taint,
+  type Toleration,
 } from '@kf/api';
 import { CORE_EVENT_RESOURCE, ResourceClient, retryOnConflict, type CoreEvent } from '@kf/kube';
 import {
@@ -325,4 +327,14 @@ export async function untilChange(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Tolerations of the not-ready and unreachable NoExecute taints for `seconds`. */
+export function toleratingUnreadyFor(seconds: number): Toleration[] {
+  return [clusterTaintKeys.notReady, clusterTaintKeys.unreachable].map((key) => ({
+    key,
+    operator: 'Exists',
+    effect: 'NoExecute',
+    tolerationSeconds: seconds,
+  }));
 }
