@@ -9,7 +9,8 @@
  * Watches Works and cluster Leases; writes only that finalizer, and Events on the Work and its binding.
  */
 import {
-  annotations,
+  clusterResourceBindingKind,
+  resourceBindingKind,
   clusterNameFromExecutionNamespace,
   finalizers,
   namespaces,
@@ -21,7 +22,9 @@ import {
   joinKey,
   keyOf,
   updateWithRetry,
+  splitKey,
   type EventRecorder,
+  type InvolvedObject,
   type Lease,
   type ResourceClient,
   type WatchCache,
@@ -35,6 +38,7 @@ import {
   type ReconcileContext,
 } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
+import { bindingKeyOfWork, isClusterBindingKey } from '../../workload/bindings.ts';
 import { decideRelease, LeaseSightings, type LeaseSighting } from './plan.ts';
 
 export const fenceReleaseEventReasons = {
@@ -174,21 +178,9 @@ async function removeFinalizer(deps: FenceReleaseDeps, work: Work, signal: Abort
 }
 
 /** The binding a Work belongs to, for its Event (from the Work's binding annotations). */
-function bindingOf(
-  w: Work,
-): { apiVersion: string; kind: string; name: string; namespace?: string } | undefined {
-  const a = w.metadata.annotations ?? {};
-  const rbName = a[annotations.resourceBindingName];
-  if (rbName !== undefined) {
-    return {
-      apiVersion: 'work.karmada.io/v1alpha2',
-      kind: 'ResourceBinding',
-      name: rbName,
-      namespace: a[annotations.resourceBindingNamespace] ?? '',
-    };
-  }
-  const crbName = a[annotations.clusterResourceBindingName];
-  return crbName === undefined
-    ? undefined
-    : { apiVersion: 'work.karmada.io/v1alpha2', kind: 'ClusterResourceBinding', name: crbName };
+function bindingOf(w: Work): InvolvedObject | undefined {
+  const key = bindingKeyOfWork(w);
+  if (key === undefined) return undefined;
+  const kind = isClusterBindingKey(key) ? clusterResourceBindingKind : resourceBindingKind;
+  return { apiVersion: kind.apiVersion, kind: kind.kind, ...splitKey(key) };
 }

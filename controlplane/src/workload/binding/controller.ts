@@ -145,7 +145,7 @@ async function syncWorks(
     if (plan?.kind === 'WaitForDeletion') waiting = true;
     if (plan === undefined || plan.kind === 'WaitForDeletion') continue;
     try {
-      await writeWork(deps, plan, ctx.signal);
+      await writeWork(deps.workClient, plan, ctx.signal);
       written++;
     } catch (err: unknown) {
       ctx.log.warn({ err, cluster: c.name }, 'could not write Work');
@@ -186,10 +186,15 @@ async function captureState(
   return true;
 }
 
-async function writeWork(deps: BindingControllerDeps, plan: WorkWrite, signal: AbortSignal): Promise<void> {
-  if (plan.kind === 'Create') await deps.workClient.create(plan.work, { signal });
-  else if (plan.kind === 'Patch') await deps.workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
-  else await deps.workClient.replace(plan.work, { signal });
+/** Sends one planned Work write (create, merge patch, or guarded update). */
+export async function writeWork(
+  workClient: ResourceClient<Work>,
+  plan: WorkWrite,
+  signal: AbortSignal,
+): Promise<void> {
+  if (plan.kind === 'Create') await workClient.create(plan.work, { signal });
+  else if (plan.kind === 'Patch') await workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
+  else if (plan.kind === 'Update') await workClient.replace(plan.work, { signal });
 }
 
 interface WorkFailure {

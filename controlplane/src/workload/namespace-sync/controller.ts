@@ -9,6 +9,7 @@
 import type { Cluster, Work } from '@kf/api';
 import { keyOf, type ResourceClient, type WatchCache } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
+import { writeWork } from '../binding/controller.ts';
 import { planWorkWrite } from '../binding/work-plan.ts';
 import { namespaceOfWork, namespaceWork, shouldPropagate, type NamespaceObject } from './plan.ts';
 
@@ -61,8 +62,6 @@ async function syncWork(
   const plan = planWorkWrite(wanted, deps.works.get(keyOf(wanted)));
   if (plan === undefined) return 'same';
   if (plan.kind === 'WaitForDeletion') return 'waiting';
-  if (plan.kind === 'Create') await deps.workClient.create(plan.work, { signal });
-  else if (plan.kind === 'Patch') await deps.workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
-  else await deps.workClient.replace(plan.work, { signal });
+  await writeWork(deps.workClient, plan, signal);
   return 'written';
 }
