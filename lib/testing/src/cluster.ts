@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { kubeBinaries, type KubeBinaries } from './binaries.ts';
 import { writeKubeconfig } from './kubeconfig-file.ts';
 import { removeRunDir } from './run-dir.ts';
-import { ensureClusterPki, issueClientCert, type ClusterPki } from './pki.ts';
+import { ensureClusterPki, issueClientCert, issueServingCert, type ClusterPki } from './pki.ts';
 import { freePort } from './ports.ts';
 import { ManagedProcess } from './process.ts';
 import { httpsStatus, waitUntil } from './readiness.ts';
@@ -21,6 +21,12 @@ export interface LocalClusterOptions {
   readonly pidFile?: string;
   /** Folder that destroy() deletes (default: `dir`). */
   readonly ownedDir?: string;
+  /**
+   * Whether the API server proxies to aggregated API servers (an APIService backed by a server of
+   * the test's own, as Karmada serves Clusters): it gets a front-proxy client certificate and the
+   * request-header settings such servers trust. Default false.
+   */
+  readonly aggregation?: boolean;
 }
 
 interface Ports {
@@ -33,6 +39,8 @@ interface Ports {
 }
 
 const ADMIN_USER = 'kf-admin';
+/** The name the API server presents to aggregated API servers (they trust only this one). */
+const FRONT_PROXY_USER = 'front-proxy-client';
 /** Outside kube-apiserver's `/registry` prefix, so that writing it is no event on any resource. */
 const COMPACTION_MARKER_KEY = '/karmada-failover-testing/compaction-marker';
 const READY_TIMEOUT_MS = 180_000;
@@ -84,6 +92,8 @@ export class LocalCluster implements ClusterHandle {
   readonly kubeconfigPath: string;
   private readonly pidFile: string | undefined;
   private readonly ownedDir: string;
+  private readonly aggregation: boolean;
+  private frontProxy: { cert: string; key: string } | undefined;
   private ports!: Ports;
   private pki!: ClusterPki;
   private bins!: KubeBinaries;
@@ -97,6 +107,7 @@ export class LocalCluster implements ClusterHandle {
     this.dir = opts.dir;
     this.pidFile = opts.pidFile;
     this.ownedDir = opts.ownedDir ?? opts.dir;
+    this.aggregation = opts.aggregation === true;
     this.kubeconfigPath = join(opts.dir, 'kubeconfig');
   }
 
@@ -123,6 +134,16 @@ export class LocalCluster implements ClusterHandle {
 
   get kubectlPath(): string {
     return this.bins.kubectl;
+  }
+
+  /** The cluster's CA certificate, PEM (for a caBundle of an APIService or webhook it calls). */
+  async caPem(): Promise<string> {
+    return readFile(this.pki.caCert, 'utf8');
+  }
+
+  /** A serving certificate from this cluster's CA for a server its API server calls. */
+  servingCert(name: string, dnsNames: readonly string[]): Promise<{ cert: string; key: string }> {
+    return issueServingCert(this.pki, name, dnsNames);
   }
 
   kubeConfig(): KubeConfig {
@@ -253,6 +274,7 @@ export class LocalCluster implements ClusterHandle {
     this.pki = await ensureClusterPki(join(this.dir, 'pki'));
     this.ports = await allocatePorts();
     const admin = await issueClientCert(this.pki, ADMIN_USER, ['system:masters']);
+    if (this.aggregation) this.frontProxy = await issueClientCert(this.pki, FRONT_PROXY_USER, []);
     await writeKubeconfig(this.kubeconfigPath, {
       clusterName: this.name,
       server: this.server,
@@ -308,6 +330,21 @@ export class LocalCluster implements ClusterHandle {
       '--allow-privileged=true',
       '--profiling=false',
       '--v=1',
+      ...this.aggregationArgs(),
+    ];
+  }
+
+  /** What an aggregated API server needs of the API server in front of it. */
+  private aggregationArgs(): string[] {
+    if (this.frontProxy === undefined) return [];
+    return [
+      `--proxy-client-cert-file=${this.frontProxy.cert}`,
+      `--proxy-client-key-file=${this.frontProxy.key}`,
+      `--requestheader-client-ca-file=${this.pki.caCert}`,
+      `--requestheader-allowed-names=${FRONT_PROXY_USER}`,
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
     ];
   }
 

@@ -106,3 +106,12 @@ export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/
 export { Timeline, type TimelineEntry } from './cli/timeline.ts';
 export { dividedByStaticWeights, duplicatedOnto } from './placements.ts';
 export { freeFormCrd, installCrd, CRD_RESOURCE, type CustomResourceDefinition } from './custom-resources.ts';
+export {
+  KarmadaControlPlane,
+  karmadaBinaries,
+  KARMADA_TEST_CONTROLLER_FLAGS,
+  KARMADA_VERSION,
+  type KarmadaBinaries,
+  type KarmadaComponent,
+  type KarmadaOptions,
+} from './karmada.ts';

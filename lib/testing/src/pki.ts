@@ -129,3 +129,31 @@ export async function issueClientCert(
   await issue(pki, { cn: user, orgs: groups, extFile: ext, ...paths });
   return paths;
 }
+
+/**
+ * Issues a serving certificate signed by the cluster's CA for the given DNS names (and 127.0.0.1),
+ * for a server the API server calls: an aggregated API server, an admission webhook.
+ */
+export async function issueServingCert(
+  pki: ClusterPki,
+  name: string,
+  dnsNames: readonly string[],
+): Promise<{ cert: string; key: string }> {
+  const base = join(pki.dir, `serving-${name.replace(/[^a-zA-Z0-9_.-]/g, '_')}`);
+  const paths = { cert: `${base}.crt`, key: `${base}.key` };
+  if (await exists(paths.cert)) return paths;
+  const ext = `${base}.ext`;
+  const sans = ['IP:127.0.0.1', ...dnsNames.map((d) => `DNS:${d}`)].join(',');
+  await writeFile(
+    ext,
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth',
+      `subjectAltName=${sans}`,
+      '',
+    ].join('\n'),
+  );
+  await issue(pki, { cn: name, extFile: ext, ...paths });
+  return paths;
+}
