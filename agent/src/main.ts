@@ -40,7 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
       },
     }).addCommand(
       buildRbacCommand((c) => {
-        process.stdout.write(renderAgentAccess(c.clusterName));
+        process.stdout.write(renderAgentAccess(c.clusterName, { karmadaAgent: c.karmadaAgent }));
       }),
     ),
   );

@@ -121,6 +121,7 @@ describe('files copied from deploy/', () => {
       ['deploy/controlplane/cluster-taint-policy.yaml', 'files/cluster-taint-policy.yaml'],
       ['deploy/agent/rbac.yaml', 'files/agent-rbac.yaml'],
       ['deploy/agent/validating-admission-policy.yaml', 'files/agent-validating-admission-policy.yaml'],
+      ['deploy/agent/karmada-agent.yaml', 'files/agent-karmada-agent.yaml'],
     ];
     const crds = (await readdir(join(root, 'deploy/crds'))).filter((f) => f.endsWith('.yaml'));
     expect((await readdir(join(CONTROLPLANE, 'files/crds'))).sort()).toEqual(crds.sort());
@@ -222,6 +223,20 @@ describe('rendered member chart', () => {
       await render(MEMBER, ...MEMBER_VALUES, 'agent.reportSecrets={KubeImpersonator}'),
     );
     expect(find(impersonatorOnly, 'ClusterRole').map((r) => r.metadata.name)).not.toContain(credentials);
+  });
+
+  it("grants what Karmada's karmada-agent reads only when asked, read-only", async () => {
+    type Role = K8sObject & { rules: { verbs: string[] }[] };
+    const names = (objs: K8sObject[]) => find(objs, 'ClusterRole').map((r) => r.metadata.name);
+    expect(names(objects(await render(CONTROLPLANE)))).not.toContain('karmada-failover:karmada-agent');
+    const objs = objects(await render(CONTROLPLANE, 'agentAccess.karmadaAgent=true'));
+    const role = find(objs, 'ClusterRole').find(
+      (r) => r.metadata.name === 'karmada-failover:karmada-agent',
+    ) as Role | undefined;
+    expect(role?.rules.flatMap((r) => r.verbs)).toEqual(['list', 'watch', 'list', 'watch']);
+    expect(find(objs, 'ClusterRoleBinding').map((b) => b.metadata.name)).toContain(
+      'karmada-failover:karmada-agent',
+    );
   });
 
   it('confines the probe to its own Node with a ValidatingAdmissionPolicy on its ServiceAccount', async () => {

@@ -13,7 +13,13 @@ async function parse(...args: string[]): Promise<RbacConfig[]> {
 
 describe('agent rbac', () => {
   it('passes the cluster name on', async () => {
-    expect(await parse('--cluster-name=member1')).toEqual([{ clusterName: 'member1' }]);
+    expect(await parse('--cluster-name=member1')).toEqual([{ clusterName: 'member1', karmadaAgent: false }]);
+  });
+
+  it("says when the member runs Karmada's karmada-agent", async () => {
+    expect(await parse('--cluster-name=member1', '--karmada-agent')).toEqual([
+      { clusterName: 'member1', karmadaAgent: true },
+    ]);
   });
 
   it.each([

@@ -9,6 +9,8 @@ import { clusterNameProblem } from '../cli.ts';
 
 export interface RbacConfig {
   readonly clusterName: string;
+  /** The member runs Karmada's karmada-agent rather than this agent. */
+  readonly karmadaAgent: boolean;
 }
 
 export function buildRbacCommand(rbac: (config: RbacConfig) => void): Command {
@@ -18,9 +20,16 @@ export function buildRbacCommand(rbac: (config: RbacConfig) => void): Command {
         'kubectl apply -f -); apply it with deploy/agent before the agent registers.',
     )
     .addOption(flag('--cluster-name <name>', 'the member cluster').makeOptionMandatory())
-    .action((o: RbacConfig) => {
+    .addOption(
+      flag(
+        '--karmada-agent',
+        "the member runs Karmada's karmada-agent, which also reads its credential Secrets " +
+          '(apply deploy/agent/karmada-agent.yaml too)',
+      ).default(false),
+    )
+    .action((o: { clusterName: string; karmadaAgent: boolean }) => {
       const problem = clusterNameProblem(o.clusterName);
       if (problem !== undefined) throw new ConfigError([`--cluster-name ${problem}`]);
-      rbac({ clusterName: o.clusterName });
+      rbac({ clusterName: o.clusterName, karmadaAgent: o.karmadaAgent });
     });
 }

@@ -57,6 +57,30 @@ describe('agentAccessObjects', () => {
     },
   );
 
+  it("reads credential Secrets only for Karmada's karmada-agent, and only its own two", () => {
+    const secretRules = (objects: readonly AgentAccessObject[]) =>
+      roles(objects)
+        .flatMap((r) => r.rules)
+        .filter((rule) => rule.resources.includes('secrets') && rule.resourceNames !== undefined);
+    expect(secretRules(agentAccessObjects('member1')).map((r) => r.verbs)).toEqual([['patch']]);
+    const upstream = secretRules(agentAccessObjects('member1', { karmadaAgent: true }));
+    expect(upstream).toEqual([
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        resourceNames: ['member1', 'member1-impersonator'],
+        verbs: ['get', 'patch', 'update'],
+      },
+    ]);
+    // Everything else is the same.
+    const rest = (objects: readonly AgentAccessObject[]) =>
+      JSON.stringify(objects).replace('"get","patch","update"', '"patch"');
+    expect(rest(agentAccessObjects('member1', { karmadaAgent: true }))).toBe(
+      rest(agentAccessObjects('member1')),
+    );
+    expect(renderAgentAccess('member1', { karmadaAgent: true })).toContain('deploy/agent/karmada-agent.yaml');
+  });
+
   it('names what the agent of member1 writes', () => {
     const byName = (kind: string, namespace?: string) =>
       roles(agentAccessObjects('member1')).find((r) => r.kind === kind && r.metadata.namespace === namespace)

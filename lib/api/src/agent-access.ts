@@ -76,7 +76,8 @@ const ACCESS_LABELS = {
  * - its Cluster (get, update) and the Cluster's status (get, update, patch);
  * - get of the namespaces it makes sure exist (karmada-cluster, karmada-es-<cluster>);
  * - in karmada-cluster: its heartbeat Lease `<cluster>` and the credential Secrets `<cluster>`
- *   and `<cluster>-impersonator` (patch only: written by server-side apply, never read);
+ *   and `<cluster>-impersonator` (patch only: written by server-side apply, never read; Karmada's
+ *   karmada-agent, which reads them first, gets get and update with `karmadaAgent`);
  * - in karmada-system: its election Lease `karmada-agent-<cluster>`;
  * - in karmada-es-<cluster>: Works (read, finalizers, status) and Events.
  * Creates cannot be restricted by name, so they are granted per namespace (Leases and Secrets in
@@ -84,7 +85,18 @@ const ACCESS_LABELS = {
  * them to the names above. The namespaces karmada-cluster and karmada-es-<cluster> come first so
  * that the Roles in them can be created before the agent registers; karmada-system must exist.
  */
-export function agentAccessObjects(cluster: string): readonly AgentAccessObject[] {
+export interface AgentAccessOptions {
+  /**
+   * The member runs Karmada's karmada-agent, which reads its credential Secrets before it writes
+   * them (get, then create or update): it also gets get and update of those two names.
+   */
+  readonly karmadaAgent?: boolean;
+}
+
+export function agentAccessObjects(
+  cluster: string,
+  opts: AgentAccessOptions = {},
+): readonly AgentAccessObject[] {
   const es = executionNamespaceFor(cluster);
   const user = agentUserFor(cluster);
   const name = `system:karmada:${cluster}:agent`;
@@ -143,7 +155,7 @@ export function agentAccessObjects(cluster: string): readonly AgentAccessObject[
         apiGroups: [''],
         resources: ['secrets'],
         resourceNames: [credentials, impersonator],
-        verbs: ['patch'],
+        verbs: opts.karmadaAgent === true ? ['get', 'patch', 'update'] : ['patch'],
       },
       { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
     ]),
@@ -165,13 +177,16 @@ export function agentAccessObjects(cluster: string): readonly AgentAccessObject[
 }
 
 /** {@link agentAccessObjects} as YAML documents, for `kubectl apply -f -`. */
-export function renderAgentAccess(cluster: string): string {
+export function renderAgentAccess(cluster: string, opts: AgentAccessOptions = {}): string {
   const header =
     `# Control-plane RBAC of the member agent of cluster ${cluster} (user ${agentUserFor(cluster)}).\n` +
-    '# Apply with deploy/agent (group role and admission policy) before the agent registers.\n';
+    '# Apply with deploy/agent (group role and admission policy) before the agent registers.\n' +
+    (opts.karmadaAgent === true
+      ? "# For Karmada's karmada-agent: apply deploy/agent/karmada-agent.yaml too.\n"
+      : '');
   return (
     header +
-    agentAccessObjects(cluster)
+    agentAccessObjects(cluster, opts)
       .map((o) => `---\n${renderYaml(o)}`)
       .join('')
   );

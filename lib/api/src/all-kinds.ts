@@ -1,6 +1,10 @@
 /** Every kind this package describes, e.g. to install or check their CRDs in one go. */
 import { clusterResourceBindingKind, resourceBindingKind } from './binding.ts';
 import { clusterKind } from './cluster.ts';
+import {
+  resourceInterpreterCustomizationKind,
+  resourceInterpreterWebhookConfigurationKind,
+} from './interpreter.ts';
 import type { KindDescriptor } from './kind.ts';
 import { multiClusterIngressKind } from './networking.ts';
 import { clusterPropagationPolicyKind, propagationPolicyKind } from './policy.ts';
@@ -20,4 +24,6 @@ export const allKinds: readonly KindDescriptor[] = [
   remedyKind,
   multiClusterIngressKind,
   workloadRebalancerKind,
+  resourceInterpreterCustomizationKind,
+  resourceInterpreterWebhookConfigurationKind,
 ];

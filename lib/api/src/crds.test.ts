@@ -53,7 +53,12 @@ describe.each(allKinds.map((k) => [k.kind, k] as const))('the %s CRD', (_name, k
   const crd = parsedCrd(kind);
   const [version] = crd.spec.versions;
   const root = version?.schema?.openAPIV3Schema;
-  const specProps = Object.keys(root?.properties?.['spec']?.properties ?? {}).sort();
+  // A top-level kind's fields stand beside metadata, where others have spec.
+  const specProps = kind.topLevel
+    ? Object.keys(root?.properties ?? {})
+        .filter((p) => !['apiVersion', 'kind', 'metadata', 'status'].includes(p))
+        .sort()
+    : Object.keys(root?.properties?.['spec']?.properties ?? {}).sort();
   const statusProps = Object.keys(root?.properties?.['status']?.properties ?? {}).sort();
 
   it('is named, grouped and scoped as the kind descriptor says', () => {
@@ -80,7 +85,7 @@ describe.each(allKinds.map((k) => [k.kind, k] as const))('the %s CRD', (_name, k
       expect(version?.subresources).toBeUndefined();
       expect(root?.properties?.['status']).toBeUndefined();
     }
-    expect(root?.required).toEqual(['spec']);
+    expect(root?.required).toEqual(kind.topLevel ? kind.specFields : ['spec']);
   });
 
   it('declares exactly the spec fields of the descriptor', () => {
@@ -217,8 +222,11 @@ const userWrittenKinds = allKinds.filter((k) => k.group !== 'work.karmada.io');
 
 describe.each(userWrittenKinds.map((k) => [k.kind, k] as const))('the %s spec', (_name, kind) => {
   it('bounds every list, map and free string', () => {
-    const spec = generatedCrd(fileOf(kind)).spec.versions[0]?.schema.openAPIV3Schema.properties?.['spec'];
-    expect(unboundedFields(spec ?? {}, '.spec')).toEqual([]);
+    const root = generatedCrd(fileOf(kind)).spec.versions[0]?.schema.openAPIV3Schema;
+    const fields = kind.topLevel
+      ? kind.specFields.map((f) => unboundedFields(root?.properties?.[f] ?? {}, `.${f}`))
+      : [unboundedFields(root?.properties?.['spec'] ?? {}, '.spec')];
+    expect(fields.flat()).toEqual([]);
   });
 });
 

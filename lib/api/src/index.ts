@@ -7,6 +7,7 @@ export * from './binding.ts';
 export * from './policy.ts';
 export * from './taint-policy.ts';
 export * from './remedy.ts';
+export * from './interpreter.ts';
 export * from './networking.ts';
 export * from './workload-rebalancer.ts';
 export * from './well-known.ts';

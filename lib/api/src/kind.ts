@@ -17,8 +17,13 @@ export interface KindDescriptor<T = unknown> {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly namespaced: boolean;
-  /** Every top-level `spec` field the kind has, sorted. */
+  /**
+   * Every top-level `spec` field the kind has, sorted; for a kind without a spec (`topLevel`),
+   * its fields beside `metadata`.
+   */
   readonly specFields: readonly string[];
+  /** The kind's fields sit at the top level, not under `spec` (as in webhook configurations). */
+  readonly topLevel: boolean;
   /** Every top-level `status` field the kind has, sorted. */
   readonly statusFields: readonly string[];
   /** Never set: carries the object type so that `list(clusterKind)` can return `Cluster[]`. */
@@ -31,7 +36,9 @@ export type ObjectOf<D> = D extends KindDescriptor<infer T> ? T : never;
 /** A set of every key of T (optional ones included): the compiler rejects missing or unknown keys. */
 export type AllKeys<T> = { readonly [K in keyof Required<T>]: true };
 
-type SpecOf<T> = T extends { readonly spec: infer S } ? S : never;
+type SpecOf<T> = T extends { readonly spec: infer S }
+  ? S
+  : Omit<T, 'apiVersion' | 'kind' | 'metadata' | 'status'>;
 type StatusOf<T> = T extends { readonly status?: infer S } ? NonNullable<S> : never;
 
 export interface KindDefinition<T> {
@@ -41,6 +48,8 @@ export interface KindDefinition<T> {
   readonly plural: string;
   readonly shortNames?: readonly string[];
   readonly namespaced: boolean;
+  /** The fields sit at the top level, not under `spec` (default false). */
+  readonly topLevel?: boolean;
   readonly specFields: AllKeys<SpecOf<T>>;
   /** `{}` for a kind without a status (its object type has `status?: never`). */
   readonly statusFields: [StatusOf<T>] extends [never] ? Record<string, never> : AllKeys<StatusOf<T>>;
@@ -63,6 +72,7 @@ export function defineKind<T>(def: KindDefinition<T>): KindDescriptor<T> {
     categories: Object.freeze([karmadaCategory]),
     namespaced: def.namespaced,
     specFields: Object.freeze(Object.keys(def.specFields).sort()),
+    topLevel: def.topLevel === true,
     statusFields: Object.freeze(Object.keys(def.statusFields).sort()),
   });
 }

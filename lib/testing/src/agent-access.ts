@@ -14,6 +14,8 @@ import { waitUntil } from './readiness.ts';
 const AGENT_ACCESS_DIR = join(REPO_ROOT, 'deploy', 'agent');
 export const AGENT_RBAC_FILE = join(AGENT_ACCESS_DIR, 'rbac.yaml');
 export const AGENT_POLICY_FILE = join(AGENT_ACCESS_DIR, 'validating-admission-policy.yaml');
+/** What Karmada's karmada-agent reads beyond the project's agent (only where one runs). */
+export const KARMADA_AGENT_RBAC_FILE = join(AGENT_ACCESS_DIR, 'karmada-agent.yaml');
 
 /** A kubeconfig file for the member agent of `cluster`, as `karmadactl register` issues it. */
 export function agentKubeconfig(cp: LocalCluster, cluster: string): Promise<string> {
@@ -23,6 +25,11 @@ export function agentKubeconfig(cp: LocalCluster, cluster: string): Promise<stri
 export interface AgentAccessOptions {
   /** Apply the ValidatingAdmissionPolicy too (default true); false leaves RBAC as the only fence. */
   readonly admissionPolicy?: boolean;
+  /**
+   * Members that run Karmada's karmada-agent: their per-cluster RBAC is the `--karmada-agent` one,
+   * and deploy/agent/karmada-agent.yaml is applied too (default none).
+   */
+  readonly karmadaAgents?: readonly string[];
 }
 
 /**
@@ -34,13 +41,23 @@ export async function applyAgentAccess(
   clusters: readonly string[],
   opts: AgentAccessOptions = {},
 ): Promise<void> {
-  const files = opts.admissionPolicy === false ? [AGENT_RBAC_FILE] : [AGENT_RBAC_FILE, AGENT_POLICY_FILE];
+  const files = [
+    AGENT_RBAC_FILE,
+    ...(opts.admissionPolicy === false ? [] : [AGENT_POLICY_FILE]),
+    ...((opts.karmadaAgents ?? []).length > 0 ? [KARMADA_AGENT_RBAC_FILE] : []),
+  ];
   await kubectlApply(
     cp,
     files.flatMap((f) => ['-f', f]),
   );
   if (clusters.length > 0) {
-    await kubectlApply(cp, ['-f', '-'], clusters.map((c) => renderAgentAccess(c)).join('\n'));
+    await kubectlApply(
+      cp,
+      ['-f', '-'],
+      clusters
+        .map((c) => renderAgentAccess(c, { karmadaAgent: opts.karmadaAgents?.includes(c) === true }))
+        .join('\n'),
+    );
   }
   const reviews = new ResourceClient<SubjectAccessReview>(cp.kubeConfig(), {
     group: 'authorization.k8s.io',

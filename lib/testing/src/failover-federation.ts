@@ -32,6 +32,7 @@ import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import { REPO_ROOT } from './binaries.ts';
 import type { LocalCluster } from './cluster.ts';
 import { FederationLinks, LINK } from './faults/federation-links.ts';
+import { karmadaBinaries } from './karmada.ts';
 import { PID_FILE, startFederation, type LocalFederation } from './federation.ts';
 import { freePort } from './ports.ts';
 import { ManagedProcess } from './process.ts';
@@ -89,6 +90,11 @@ export interface FailoverFederationOptions {
   readonly agentFlags?: readonly string[];
   /** Whether to start agents and wait for Ready clusters (default true); a benchmark may play the agents itself. */
   readonly agents?: boolean;
+  /**
+   * Members whose agent is Karmada's own karmada-agent (built by scripts/build-karmada.sh) instead
+   * of the project's, with the same identity, timings and links (default none).
+   */
+  readonly karmadaAgents?: readonly string[];
   /** Root folder for this run (default: a fresh folder under .run/, removed by destroy()). */
   readonly runDir?: string;
   /** The control plane's `--log-level` (default info; its log is `<runDir>/logs/controlplane.log`). */
@@ -331,11 +337,11 @@ export async function startFailoverFederation(
   const links = new FederationLinks(join(federation.runDir, 'links'), opts.proxies !== false);
   try {
     await mkdir(join(federation.runDir, 'logs'), { recursive: true });
-    await prepareControlPlane(federation, timing);
+    await prepareControlPlane(federation, timing, opts.karmadaAgents ?? []);
     const agents =
       opts.agents === false
         ? new Map<string, StartedAgent>()
-        : await startAgents(federation, links, opts.agentFlags ?? [], started);
+        : await startAgents({ federation, links, opts }, started);
     const { process: controlPlane, url } = await startControlPlaneProcess(
       { federation, links, timing, opts },
       started,
@@ -359,7 +365,11 @@ export async function startFailoverFederation(
 }
 
 /** Namespaces, the agents' RBAC and admission policy, and the default ClusterTaintPolicy. */
-async function prepareControlPlane(federation: LocalFederation, timing: FailoverTiming): Promise<void> {
+async function prepareControlPlane(
+  federation: LocalFederation,
+  timing: FailoverTiming,
+  karmadaAgents: readonly string[],
+): Promise<void> {
   const cp = federation.controlPlane;
   const namespacesClient = new ResourceClient(cp.kubeConfig(), {
     group: '',
@@ -376,6 +386,7 @@ async function prepareControlPlane(federation: LocalFederation, timing: Failover
   await applyAgentAccess(
     cp,
     federation.members.map((m) => m.name),
+    { karmadaAgents },
   );
   await applyDefaultTaintPolicy(federation.controlPlane, timing.taintHoldSeconds);
 }
@@ -386,12 +397,47 @@ interface StartedAgent {
   readonly url: string;
 }
 
+/**
+ * How a member's agent process is started: the project's agent (metrics and health on one port),
+ * or Karmada's karmada-agent (two ports; the health port answers /healthz and /readyz).
+ */
+async function agentCommand(
+  member: LocalCluster,
+  upstream: ReadonlySet<string>,
+  port: number,
+): Promise<{ command: string; args: string[] }> {
+  if (!upstream.has(member.name)) {
+    return {
+      command: process.execPath,
+      args: [
+        AGENT_MAIN,
+        'run',
+        `--metrics-bind-address=127.0.0.1:${port}`,
+        `--health-probe-bind-address=127.0.0.1:${port}`,
+      ],
+    };
+  }
+  return {
+    command: (await karmadaBinaries()).binary('agent'),
+    args: [
+      `--metrics-bind-address=127.0.0.1:${await freePort()}`,
+      `--health-probe-bind-address=127.0.0.1:${port}`,
+      `--cluster-api-endpoint=${member.server}`,
+    ],
+  };
+}
+
 async function startAgents(
-  federation: LocalFederation,
-  links: FederationLinks,
-  extraFlags: readonly string[],
+  parts: {
+    readonly federation: LocalFederation;
+    readonly links: FederationLinks;
+    readonly opts: FailoverFederationOptions;
+  },
   started: ManagedProcess[],
 ): Promise<Map<string, StartedAgent>> {
+  const { federation, links } = parts;
+  const extraFlags = parts.opts.agentFlags ?? [];
+  const upstream = new Set(parts.opts.karmadaAgents ?? []);
   const cp = federation.controlPlane;
   const agents = new Map<string, StartedAgent>();
   for (const member of federation.members) {
@@ -406,17 +452,15 @@ async function startAgents(
       member.kubeconfigPath,
       member.server,
     );
+    const { command, args } = await agentCommand(member, upstream, port);
     const agent = new ManagedProcess({
       name: `agent-${member.name}`,
-      command: process.execPath,
+      command,
       args: [
-        AGENT_MAIN,
-        'run',
+        ...args,
         `--cluster-name=${member.name}`,
         `--karmada-kubeconfig=${karmadaKubeconfig}`,
         `--kubeconfig=${memberKubeconfig}`,
-        `--metrics-bind-address=127.0.0.1:${port}`,
-        `--health-probe-bind-address=127.0.0.1:${port}`,
         ...FAILOVER_AGENT_FLAGS,
         ...extraFlags,
       ],

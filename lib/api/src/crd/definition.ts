@@ -42,6 +42,7 @@ export interface CustomResourceDefinition {
 export interface CrdParts {
   /** What the kind is for, one sentence. */
   readonly description: string;
+  /** The spec; for a top-level kind, an object whose properties become the top-level fields. */
   readonly spec: Schema;
   /** Unset for kinds without a status (no status field, no status subresource), as upstream. */
   readonly status?: Schema;
@@ -60,16 +61,19 @@ export const ageColumn: PrinterColumn = {
 export function customResourceDefinition(kind: KindDescriptor, parts: CrdParts): CustomResourceDefinition {
   const metadata: Schema =
     parts.name === undefined ? { type: 'object' } : { type: 'object', properties: { name: parts.name } };
+  // A top-level kind's fields (and what it requires of them) stand where `spec` would.
+  const body = kind.topLevel ? (parts.spec.properties ?? {}) : { spec: parts.spec };
+  const required = kind.topLevel ? (parts.spec.required ?? []) : ['spec'];
   const root = obj(
     parts.description,
     {
       apiVersion: str('Versioned schema of this representation of the object.'),
       kind: str('REST resource this object represents.'),
       metadata,
-      spec: parts.spec,
+      ...body,
       ...(parts.status === undefined ? {} : { status: parts.status }),
     },
-    { required: ['spec'], ...(parts.rules === undefined ? {} : { rules: parts.rules }) },
+    { required, ...(parts.rules === undefined ? {} : { rules: parts.rules }) },
   );
   return {
     apiVersion: 'apiextensions.k8s.io/v1',

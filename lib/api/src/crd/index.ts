@@ -4,6 +4,10 @@
  */
 import { clusterResourceBindingCrd, resourceBindingCrd } from './binding.ts';
 import { clusterCrd } from './cluster.ts';
+import {
+  resourceInterpreterCustomizationCrd,
+  resourceInterpreterWebhookConfigurationCrd,
+} from './interpreter.ts';
 import type { CustomResourceDefinition } from './definition.ts';
 import { multiClusterIngressCrd } from './networking.ts';
 import { clusterPropagationPolicyCrd, propagationPolicyCrd } from './policy.ts';
@@ -30,6 +34,8 @@ export function customResourceDefinitions(): readonly CustomResourceDefinition[]
     remedyCrd(),
     multiClusterIngressCrd(),
     workloadRebalancerCrd(),
+    resourceInterpreterCustomizationCrd(),
+    resourceInterpreterWebhookConfigurationCrd(),
   ];
 }
 
