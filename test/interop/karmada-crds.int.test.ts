@@ -1,16 +1,16 @@
 /**
- * Everything the project writes must be valid where its users run it: under Karmada's own CRDs
- * (v1.18.2, from Karmada's Go module; see scripts/fetch-karmada.sh), with strict field validation,
- * which is what `kubectl apply` does by default and what turns a field Karmada does not know into an
- * error rather than a silently dropped value.
+ * Everything the project writes must be valid where its users run it: under a real Karmada
+ * (v1.18.2, built from Karmada's Go module; see scripts/build-karmada.sh): its CRDs, its aggregated
+ * API server (which serves Clusters) and its admission webhook, with strict field validation,
+ * which is what `kubectl apply` does by default and what turns a field Karmada does not know into
+ * an error rather than a silently dropped value.
  *
  * The objects are captured from a real cluster failover on the project's federation (member1's
- * agent killed: the binding evicted with its placement record, Works, the shipped
- * ClusterTaintPolicy, the policy with its fail-back and application failover annotations), plus
- * what application failover writes onto that binding (planned by its own planner), plus the
- * shipped manifests as a user applies them, and each is created with
- * `--dry-run=server --validate=strict` on a second API server that has Karmada's CRDs only.
- * Clusters are left out: Karmada serves them from its aggregated API server, not a CRD.
+ * agent killed: the binding evicted with its placement record, Works, the Clusters the agents
+ * registered, the shipped ClusterTaintPolicy, the policy with its fail-back and application
+ * failover annotations), plus what application failover writes onto that binding (planned by its
+ * own planner), plus the shipped manifests as a user applies them, and each is created with
+ * `--dry-run=server --validate=strict` on a Karmada control plane of its own.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -27,12 +27,11 @@ import {
 } from '@kf/api';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import {
-  LocalCluster,
+  KarmadaControlPlane,
   REPO_ROOT,
-  installCrds,
-  newRunDir,
   startFailoverFederation,
   type FailoverFederation,
+  type LocalCluster,
 } from '@kf/testing';
 import { annotations } from '@kf/api';
 import {
@@ -45,29 +44,26 @@ import { binding, demoDeployment, placement, policyFor, propagate, until } from 
 
 const execFileAsync = promisify(execFile);
 
-/** Where scripts/fetch-karmada.sh leaves Karmada's CRDs (the README's test command runs it). */
-const KARMADA_CRDS = join(REPO_ROOT, '.tools', 'karmada-v1.18.2', 'crds');
-
 let fed: FailoverFederation;
+let peer: KarmadaControlPlane;
+/** Karmada's API server (with its aggregated API server and webhook behind it). */
 let karmada: LocalCluster;
 let dir: string;
 
 beforeAll(async () => {
-  [fed, karmada] = await Promise.all([
+  [fed, peer] = await Promise.all([
     startFailoverFederation({ members: 2, nodes: 1 }),
-    (async () => {
-      dir = await newRunDir('karmada-crds');
-      const c = await LocalCluster.create({ name: 'karmada', role: 'control-plane', dir });
-      await installCrds(c, KARMADA_CRDS);
-      return c;
-    })(),
+    // Only what validates: no scheduler or controllers to act on the objects.
+    KarmadaControlPlane.start({ components: ['aggregated-apiserver', 'webhook'] }),
   ]);
+  karmada = peer.cluster;
+  dir = peer.runDir;
 });
 
 afterAll(async () => {
   await Promise.all([
     (fed as FailoverFederation | undefined)?.destroy(),
-    (karmada as LocalCluster | undefined)?.destroy(),
+    (peer as KarmadaControlPlane | undefined)?.destroy(),
   ]);
 });
 
@@ -221,13 +217,16 @@ describe("the project's objects under Karmada v1.18.2's CRDs", () => {
     );
 
     const kc = fed.controlPlaneKubeConfig();
-    const [policies, bindings, works, taintPolicies] = await Promise.all([
+    const [policies, bindings, works, taintPolicies, clusters] = await Promise.all([
       fed.policies.list(),
       fed.bindings.list(),
       fed.works.list(),
       new ResourceClient<ClusterTaintPolicy>(kc, clusterTaintPolicyKind).list(),
+      fed.clusters.list(),
     ]);
     const captured = [
+      // Through Karmada's aggregated API server, which has no CRD schema but decodes strictly.
+      ...clusters.items.map((o) => asWritten(o, fed.clusters.resource)),
       ...policies.items.map((o) => asWritten(o, fed.policies.resource)),
       ...bindings.items.map((o) => asWritten(o, fed.bindings.resource)),
       ...works.items.map((o) => asWritten(o, fed.works.resource)),

@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAllYaml } from '@kubernetes/client-node';
 import {
+  KarmadaControlPlane,
   eventually,
   kubeBinaries,
-  startControlPlane,
   startFederation,
-  type LocalCluster,
   type LocalFederation,
 } from '@kf/testing';
 import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
@@ -512,75 +511,84 @@ describe('server-side dry run on a local federation', () => {
 describe('on a Karmada control plane, whose aggregated API server serves Clusters', () => {
   const CLUSTERS_CRD = 'clusters.cluster.karmada.io';
   const CLUSTER_API_SERVICE = 'v1alpha1.cluster.karmada.io';
-  let controlPlane: LocalCluster;
+  let karmada: KarmadaControlPlane;
   let kubectl: string;
   let scratch: string;
   beforeAll(async () => {
     kubectl = (await kubeBinaries()).kubectl;
     scratch = await mkdtemp(join(tmpdir(), 'kf-charts-aggregated-'));
-    controlPlane = await startControlPlane({ installCrds: false });
+    // Karmada's own aggregated API server, without Karmada's CRDs: the chart brings its own.
+    karmada = await KarmadaControlPlane.start({ components: ['aggregated-apiserver'], crds: false });
   });
   afterAll(async () => {
-    await controlPlane.destroy();
+    await karmada.destroy();
     await rm(scratch, { recursive: true, force: true });
   });
 
-  const kc = (...args: string[]) => run(kubectl, ['--kubeconfig', controlPlane.kubeconfigPath, ...args]);
+  const kc = (...args: string[]) => run(kubectl, ['--kubeconfig', karmada.cluster.kubeconfigPath, ...args]);
+  const helmOn = (...args: string[]) =>
+    run(helm, [...args, '-n', 'karmada-system', '--kubeconfig', karmada.cluster.kubeconfigPath]);
+  const INSTALL_VALUES = ['--set', 'controller.enabled=false', '--set', 'defaultTaintPolicy.create=false'];
 
   it('leaves the Cluster CRD out and installs the others', async () => {
-    // As karmada-aggregated-apiserver registers itself (its Service need not exist here: the
-    // APIService is then unavailable, but it still owns the group/version).
-    const apiService = join(scratch, 'apiservice.yaml');
+    const everything = crdNames(await render(CONTROLPLANE));
+    // Without a server to ask (helm template), lookup finds nothing: every CRD is rendered.
+    expect(everything).toContain(CLUSTERS_CRD);
+    const names = crdNames(await renderCrds(karmada.cluster.kubeconfigPath));
+    expect(names).not.toContain(CLUSTERS_CRD);
+    expect(names).toEqual(
+      expect.arrayContaining(['propagationpolicies.policy.karmada.io', 'works.work.karmada.io']),
+    );
+    expect(names.sort()).toEqual(everything.filter((n) => n !== CLUSTERS_CRD).sort());
+
+    // An install says what it left out and why (in its NOTES).
+    const install = await helmOn('install', 'kf', CONTROLPLANE, '--dry-run=server', ...INSTALL_VALUES);
+    expect(install).toContain(`not installed: ${CLUSTERS_CRD} — served by APIService ${CLUSTER_API_SERVICE}`);
+    expect(install).toContain('name: works.work.karmada.io');
+    expect(install).not.toContain(`name: ${CLUSTERS_CRD}`);
+  });
+
+  it('installed and uninstalled with its CRDs, loses no Cluster the aggregated API server holds', async () => {
+    const cluster = join(scratch, 'cluster.json');
     await writeFile(
-      apiService,
+      cluster,
       JSON.stringify({
-        apiVersion: 'apiregistration.k8s.io/v1',
-        kind: 'APIService',
-        metadata: { name: CLUSTER_API_SERVICE },
-        spec: {
-          service: { namespace: 'karmada-system', name: 'karmada-aggregated-apiserver', port: 443 },
-          group: 'cluster.karmada.io',
-          version: 'v1alpha1',
-          insecureSkipTLSVerify: true,
-          groupPriorityMinimum: 2000,
-          versionPriority: 10,
-        },
+        apiVersion: 'cluster.karmada.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: 'member1' },
+        spec: { syncMode: 'Pull' },
       }),
     );
-    await kc('create', '-f', apiService);
-    try {
-      const everything = crdNames(await render(CONTROLPLANE));
-      // Without a server to ask (helm template), lookup finds nothing: every CRD is rendered.
-      expect(everything).toContain(CLUSTERS_CRD);
-      const names = crdNames(await renderCrds(controlPlane.kubeconfigPath));
-      expect(names).not.toContain(CLUSTERS_CRD);
-      expect(names).toEqual(
-        expect.arrayContaining(['propagationpolicies.policy.karmada.io', 'works.work.karmada.io']),
-      );
-      expect(names.sort()).toEqual(everything.filter((n) => n !== CLUSTERS_CRD).sort());
+    await kc('create', '-f', cluster);
+    const uid = await kc('get', 'cluster', 'member1', '-o', 'jsonpath={.metadata.uid}');
+    await helmOn('install', 'kf', CONTROLPLANE, ...INSTALL_VALUES, '--set', 'crds.keep=false', '--wait');
+    expect(await kc('get', 'crd', '-o', 'name')).not.toContain(CLUSTERS_CRD);
+    expect(await kc('get', 'crd', '-o', 'name')).toContain('works.work.karmada.io');
+    // Uninstalling deletes every CRD the chart installed (crds.keep=false), and deleting a Cluster
+    // CRD by hand finds none: Clusters stay with the aggregated API server.
+    await helmOn('uninstall', 'kf', '--wait');
+    await eventually(
+      'the chart’s CRDs gone',
+      async () => !(await kc('get', 'crd', '-o', 'name')).includes('work.karmada.io'),
+    );
+    await kc('delete', 'crd', CLUSTERS_CRD, '--ignore-not-found');
+    expect(await kc('get', 'cluster', 'member1', '-o', 'jsonpath={.metadata.uid}')).toBe(uid);
+  });
 
-      // An install says what it left out and why (in its NOTES).
-      const install = await run(helm, [
-        'install',
-        'kf',
-        CONTROLPLANE,
-        '-n',
-        'karmada-system',
-        '--dry-run=server',
-        '--kubeconfig',
-        controlPlane.kubeconfigPath,
-        '--set',
-        'controller.enabled=false',
-        '--set',
-        'defaultTaintPolicy.create=false',
-      ]);
-      expect(install).toContain(
-        `not installed: ${CLUSTERS_CRD} — served by APIService ${CLUSTER_API_SERVICE}`,
-      );
-      expect(install).toContain('name: works.work.karmada.io');
-      expect(install).not.toContain(`name: ${CLUSTERS_CRD}`);
-    } finally {
-      await kc('delete', 'apiservice', CLUSTER_API_SERVICE);
-    }
+  it('why: a Cluster CRD applied by hand beside the APIService, once deleted, takes every Cluster with it', async () => {
+    // Both store Clusters under the same etcd keys; deleting the CRD deletes what it lists.
+    await kc(
+      'apply',
+      '--server-side',
+      '-f',
+      join(root, 'deploy', 'crds', 'cluster.karmada.io_clusters.yaml'),
+    );
+    await kc('wait', '--for=condition=Established', '--timeout=60s', 'crd', CLUSTERS_CRD);
+    expect((await kc('get', 'clusters', '-o', 'name')).trim()).toBe('cluster.cluster.karmada.io/member1');
+    await kc('delete', 'crd', CLUSTERS_CRD, '--timeout=60s');
+    await eventually(
+      'member1 gone with the CRD',
+      async () => (await kc('get', 'clusters', '-o', 'name')) === '',
+    );
   });
 });

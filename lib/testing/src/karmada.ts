@@ -77,6 +77,8 @@ export interface KarmadaOptions {
   readonly components?: readonly KarmadaComponent[];
   /** Extra controller-manager flags (after KARMADA_TEST_CONTROLLER_FLAGS, so they win). */
   readonly controllerManagerFlags?: readonly string[];
+  /** Install Karmada's CRDs (default true); false leaves the API server with Clusters only. */
+  readonly crds?: boolean;
 }
 
 interface Endpoint {
@@ -113,7 +115,7 @@ export class KarmadaControlPlane {
     ]);
     const karmada = new KarmadaControlPlane(runDir, cluster, opts.runDir === undefined);
     try {
-      await installCrds(cluster, bins.crdDir);
+      if (opts.crds !== false) await installCrds(cluster, bins.crdDir);
       await karmada.#kubectlApply('namespaces', [
         { apiVersion: 'v1', kind: 'Namespace', metadata: { name: KARMADA_SYSTEM } },
         { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'karmada-cluster' } },
