@@ -45,7 +45,7 @@ import {
   type ControllerSpec,
   type Logger,
 } from '@kf/runtime';
-import type { BindingStore } from './binding-keys.ts';
+import type { BindingStore } from './bindings.ts';
 import { isControllerEnabled, type ControlPlaneConfig } from './cli.ts';
 import { clusterHealthController } from './controllers/cluster-health/controller.ts';
 import { FirstSeen } from './controllers/cluster-health/first-seen.ts';

@@ -19,7 +19,7 @@ import {
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import { applyDefaultTaintPolicy, demoDeployment } from '@kf/testing';
-import { workNameFor } from '../src/workload/names.ts';
+import { workNameFor } from '../src/names.ts';
 import { ControlPlaneProcess, FakeAgents, LEADER_ELECTION_FLAGS, startPlane, type Plane } from './harness.ts';
 
 const POLL = { timeout: 30_000, interval: 250 };

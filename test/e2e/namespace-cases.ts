@@ -9,7 +9,7 @@
 import { CoreV1Api, type V1Namespace } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { duplicatedOnto, type FailoverFederation } from '@kf/testing';
-import { workNameFor } from '../../controlplane/src/workload/names.ts';
+import { workNameFor } from '../../controlplane/src/names.ts';
 import { demoDeployment, eventsAbout, holdsFor, policyFor, until } from './support.ts';
 
 let fed: FailoverFederation;

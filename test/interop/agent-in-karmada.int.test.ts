@@ -8,21 +8,22 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TAINT_POLICY_FILE, eventually } from '@kf/testing';
-import { KarmadaPeer, NAMESPACE, NOT_READY_NO_EXECUTE } from './karmada-peer.ts';
+import { DEFAULT_TAINT_POLICY_FILE, KarmadaFederation, NOT_READY_NO_EXECUTE, eventually } from '@kf/testing';
+
+const NAMESPACE = 'default';
 
 const execFileAsync = promisify(execFile);
 const MEMBERS = ['member1', 'member2'] as const;
 const APP = 'peer-web';
 
-let peer: KarmadaPeer;
+let peer: KarmadaFederation;
 
 beforeAll(async () => {
-  peer = await KarmadaPeer.start(MEMBERS);
+  peer = await KarmadaFederation.start({ members: MEMBERS });
 });
 
 afterAll(async () => {
-  await (peer as KarmadaPeer | undefined)?.destroy();
+  await (peer as KarmadaFederation | undefined)?.destroy();
 });
 
 describe("the project's agent in a real Karmada", () => {

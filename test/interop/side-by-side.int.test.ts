@@ -21,8 +21,9 @@ import {
   controlPlaneFlags,
   eventually,
   freePort,
+  KarmadaFederation,
+  NOT_READY_NO_EXECUTE,
 } from '@kf/testing';
-import { KarmadaPeer, NOT_READY_NO_EXECUTE } from './karmada-peer.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -36,12 +37,15 @@ const PROJECT_CONTROLLERS_BESIDE =
 const MEMBERS = ['member1', 'member2'] as const;
 const APP = 'beside';
 
-let peer: KarmadaPeer;
+let peer: KarmadaFederation;
 let controlPlane: ManagedProcess;
 
 beforeAll(async () => {
-  peer = await KarmadaPeer.start(MEMBERS, {
-    controllerManagerFlags: [KARMADA_CONTROLLERS_BESIDE, '--enable-no-execute-taint-eviction=false'],
+  peer = await KarmadaFederation.start({
+    members: MEMBERS,
+    karmada: {
+      controllerManagerFlags: [KARMADA_CONTROLLERS_BESIDE, '--enable-no-execute-taint-eviction=false'],
+    },
   });
   const cp = peer.karmada.cluster;
   await applyDefaultTaintPolicy(cp, DEFAULT_FAILOVER_TIMING.taintHoldSeconds);
@@ -71,7 +75,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await (controlPlane as ManagedProcess | undefined)?.stop();
-  await (peer as KarmadaPeer | undefined)?.destroy();
+  await (peer as KarmadaFederation | undefined)?.destroy();
 });
 
 /** Field managers that have written the object (from its managedFields). */

@@ -34,7 +34,7 @@ import { NAMESPACE_RESOURCE } from '../controllers/cluster/controller.ts';
 import { bindingController } from './binding/controller.ts';
 import { namespaceSyncController } from './namespace-sync/controller.ts';
 import type { NamespaceObject } from './namespace-sync/plan.ts';
-import type { BindingStore } from './bindings.ts';
+import type { BindingStore } from '../bindings.ts';
 import { discoveryKinds } from './kind-discovery/discovery-kinds.ts';
 import type { KindCatalog } from './kinds.ts';
 import { resourceDetectorController } from './resource-detector/controller.ts';
@@ -44,7 +44,7 @@ import { TemplateCaches } from './template-caches.ts';
 export { builtInKinds, type KindCatalog, type KindResolver } from './kinds.ts';
 export { DiscoveryKinds, discoveryKinds } from './kind-discovery/discovery-kinds.ts';
 export { TemplateCaches } from './template-caches.ts';
-export type { BindingStore } from './bindings.ts';
+export type { BindingStore } from '../bindings.ts';
 
 /** Everything the workload controllers read and write through. */
 export interface WorkloadDeps {

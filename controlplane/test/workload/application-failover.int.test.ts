@@ -11,7 +11,7 @@ import { annotations, parseTime, type PropagationPolicy, type ResourceBinding } 
 import { retryOnConflict } from '@kf/kube';
 import { parseEvictionHistory } from '../../src/scheduler/eviction-history-annotation.ts';
 import type { Explanation } from '../../src/workload/explain/explain.ts';
-import { workNameFor } from '../../src/workload/names.ts';
+import { workNameFor } from '../../src/names.ts';
 import {
   createReadyCluster,
   deployment,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import { executionNamespaceFor, type Work } from '@kf/api';
 import { freeFormCrd, installCrd } from '@kf/testing';
-import { workNameFor } from '../../src/workload/names.ts';
+import { workNameFor } from '../../src/names.ts';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 import { createReadyCluster, releaseDeletedWorks, startHarness, type Harness } from './harness.ts';
 

@@ -7,7 +7,7 @@ import { ResourceClient, CORE_EVENT_RESOURCE, retryOnConflict, type CoreEvent } 
 import type { ResourceBinding } from '@kf/api';
 import { dividedByStaticWeights } from '@kf/testing';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
-import { workNameFor } from '../../src/workload/names.ts';
+import { workNameFor } from '../../src/names.ts';
 import {
   createReadyCluster,
   deployment,

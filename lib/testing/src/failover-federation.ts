@@ -34,6 +34,7 @@ import type { LocalCluster } from './cluster.ts';
 import { FederationLinks, LINK } from './faults/federation-links.ts';
 import { karmadaBinaries } from './karmada.ts';
 import { PID_FILE, startFederation, type LocalFederation } from './federation.ts';
+import type { MemberOptions } from './types.ts';
 import { freePort } from './ports.ts';
 import { ManagedProcess } from './process.ts';
 import { waitUntil } from './readiness.ts';
@@ -83,6 +84,8 @@ export interface FailoverFederationOptions {
   readonly members?: number;
   /** KWOK nodes per member (default 1). */
   readonly nodes?: number;
+  /** Allocatable of each KWOK node (default: cpu 32, memory 256Gi, pods 110). */
+  readonly nodeCapacity?: MemberOptions['nodeCapacity'];
   readonly timing?: Partial<FailoverTiming>;
   /** Extra control-plane flags (after the harness's own, so they win). */
   readonly controlPlaneFlags?: readonly string[];
@@ -330,7 +333,10 @@ export async function startFailoverFederation(
   const timing: FailoverTiming = { ...DEFAULT_FAILOVER_TIMING, ...opts.timing };
   const federation = await startFederation({
     members: opts.members ?? 2,
-    member: { nodes: opts.nodes ?? 1 },
+    member: {
+      nodes: opts.nodes ?? 1,
+      ...(opts.nodeCapacity === undefined ? {} : { nodeCapacity: opts.nodeCapacity }),
+    },
     ...(opts.runDir !== undefined ? { runDir: opts.runDir } : {}),
   });
   const started: ManagedProcess[] = [];

@@ -115,3 +115,8 @@ export {
   type KarmadaComponent,
   type KarmadaOptions,
 } from './karmada.ts';
+export {
+  KarmadaFederation,
+  NOT_READY_NO_EXECUTE,
+  type KarmadaFederationOptions,
+} from './karmada-federation.ts';

@@ -32,7 +32,7 @@ import {
 } from '@kf/api';
 import { blockPredecessorMs } from '../../scheduler/binding-view.ts';
 import { evictionHistoryOf, formatEvictionHistory } from '../../scheduler/eviction-history-annotation.ts';
-import { capturePreservedState } from '../../workload/state-preservation/preserved-state.ts';
+import { capturePreservedState } from '../../state-preservation/preserved-state.ts';
 import { planGracefulEviction, type EvictionTaskOptions } from '../graceful-eviction/evict-cluster.ts';
 import { recordEvictions } from './eviction-record.ts';
 import { formatHealthyClusters, healthyClustersOf, isSameSet, seedHealthy } from './healthy-record.ts';

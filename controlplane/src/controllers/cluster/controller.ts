@@ -28,7 +28,7 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
-import { bindingKeysOnCluster, type BindingStore } from '../../binding-keys.ts';
+import { bindingKeysOnCluster, type BindingStore } from '../../bindings.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
 
 /** Upstream's CleanupCheckInterval: how often a waiting deletion looks again. */

@@ -17,7 +17,7 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { createLogger, type ObjectEventHandler, type ObjectEventType, type Outcome } from '@kf/runtime';
-import type { Binding, BindingStore } from '../../binding-keys.ts';
+import type { Binding, BindingStore } from '../../bindings.ts';
 import type { FailBackResult } from '../../metrics.ts';
 import type { FleetGuard } from '../fleet-guard/guard.ts';
 import { failBackController, failBackEventReasons, returnSpec } from './controller.ts';

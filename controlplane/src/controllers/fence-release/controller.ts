@@ -38,7 +38,7 @@ import {
   type ReconcileContext,
 } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
-import { bindingKeyOfWork, isClusterBindingKey } from '../../workload/bindings.ts';
+import { bindingKeyOfWork, isClusterBindingKey } from '../../bindings.ts';
 import { decideRelease, LeaseSightings, type LeaseSighting } from './plan.ts';
 
 export const fenceReleaseEventReasons = {

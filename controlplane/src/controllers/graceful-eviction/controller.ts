@@ -15,7 +15,7 @@ import {
   getBinding,
   type Binding,
   type BindingStore,
-} from '../../binding-keys.ts';
+} from '../../bindings.ts';
 import { planEvictionTasks } from './assessment.ts';
 
 export interface GracefulEvictionDeps {

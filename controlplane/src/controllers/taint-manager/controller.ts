@@ -28,7 +28,7 @@ import {
   getBinding,
   type Binding,
   type BindingStore,
-} from '../../binding-keys.ts';
+} from '../../bindings.ts';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
 import type { FleetGuard } from '../fleet-guard/guard.ts';

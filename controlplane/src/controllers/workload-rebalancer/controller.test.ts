@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceBinding, WorkloadRebalancer } from '@kf/api';
 import { KubeError, type EventRecorder, type ResourceClient, type WatchCache } from '@kf/kube';
 import { createLogger, type Outcome } from '@kf/runtime';
-import type { BindingStore } from '../../binding-keys.ts';
+import type { BindingStore } from '../../bindings.ts';
 import { workloadRebalancerController } from './controller.ts';
 
 const CREATED = '2026-11-20T10:00:00Z';

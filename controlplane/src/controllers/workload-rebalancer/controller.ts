@@ -25,7 +25,7 @@ import {
   getBinding,
   type Binding,
   type BindingStore,
-} from '../../binding-keys.ts';
+} from '../../bindings.ts';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import {
   bindingKeyFor,

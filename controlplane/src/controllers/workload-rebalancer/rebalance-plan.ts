@@ -33,7 +33,7 @@ import {
   type WorkloadRebalancerStatus,
   type WorkloadReference,
 } from '@kf/api';
-import { bindingNameFor } from '../../workload/names.ts';
+import { bindingNameFor } from '../../names.ts';
 
 /** What a workload's rebalance came to: the `result` and `reason` of its status entry. */
 export type WorkloadOutcome = Required<Pick<ObservedWorkload, 'result'>> & Pick<ObservedWorkload, 'reason'>;

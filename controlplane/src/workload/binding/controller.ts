@@ -35,12 +35,12 @@ import {
   isClusterBindingKey,
   worksOfBinding,
   type BindingStore,
-} from '../bindings.ts';
-import { recordOnBinding } from '../events.ts';
+} from '../../bindings.ts';
+import { recordOnBinding } from '../../bindings.ts';
 import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
-import { labelsToInject, planStateCapture } from '../state-preservation/preserved-state.ts';
+import { labelsToInject, planStateCapture } from '../../state-preservation/preserved-state.ts';
 import {
   clusterOfWork,
   desiredWork,

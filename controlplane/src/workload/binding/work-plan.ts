@@ -21,8 +21,8 @@ import {
   type TargetCluster,
   type Work,
 } from '@kf/api';
-import { bindingIdLabel, isClusterBindingKey } from '../bindings.ts';
-import { workNameFor } from '../names.ts';
+import { bindingIdLabel, isClusterBindingKey } from '../../bindings.ts';
+import { workNameFor } from '../../names.ts';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
 import { isReplicatedKind } from '../resource-detector/replicas.ts';
 import { recordOf, type ResourceTemplate } from '../template.ts';

@@ -1,6 +1,6 @@
 import type { Work } from '@kf/api';
 import { describe, expect, it } from 'vitest';
-import { workNameFor } from '../names.ts';
+import { workNameFor } from '../../names.ts';
 import {
   SKIP_AUTO_PROPAGATION_LABEL,
   namespaceManifest,

@@ -8,7 +8,7 @@
  */
 import { executionNamespaceFor, finalizers, type Manifest, type Work } from '@kf/api';
 import { isSkippedNamespace } from '../kinds.ts';
-import { workNameFor } from '../names.ts';
+import { workNameFor } from '../../names.ts';
 
 export const SKIP_AUTO_PROPAGATION_LABEL = 'namespace.karmada.io/skip-auto-propagation';
 

@@ -16,7 +16,7 @@ import {
   type ResourceBindingSpec,
 } from '@kf/api';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
-import { bindingNameFor } from '../names.ts';
+import { bindingNameFor } from '../../names.ts';
 import type { ResourceTemplate } from '../template.ts';
 import type { ScopedPolicy } from './policy-match.ts';
 import { replicasOf } from './replicas.ts';

@@ -19,7 +19,7 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
-import { allBindings, bindingClient, getBinding, type BindingStore } from '../bindings.ts';
+import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';

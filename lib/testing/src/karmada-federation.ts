@@ -1,6 +1,7 @@
 /**
- * A real Karmada control plane with members whose agents are the project's, and what the interop
- * tests read back from both sides.
+ * A real Karmada control plane with members whose agents are the project's (same flags and
+ * identities as in the project's own federation), and what interop tests and benchmarks read back
+ * from both sides.
  */
 import { join } from 'node:path';
 import { AppsV1Api } from '@kubernetes/client-node';
@@ -18,27 +19,32 @@ import {
   type Work,
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
-import {
-  AGENT_MAIN,
-  FAILOVER_AGENT_FLAGS,
-  KarmadaControlPlane,
-  ManagedProcess,
-  agentKubeconfig,
-  applyAgentAccess,
-  demoDeployment,
-  freePort,
-  startMember,
-  type KarmadaOptions,
-  type LocalCluster,
-} from '@kf/testing';
+import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
+import type { LocalCluster } from './cluster.ts';
+import { AGENT_MAIN, FAILOVER_AGENT_FLAGS } from './failover-federation.ts';
+import { startMember } from './federation.ts';
+import { KarmadaControlPlane, type KarmadaOptions } from './karmada.ts';
+import { freePort } from './ports.ts';
+import { ManagedProcess } from './process.ts';
+import { demoDeployment } from './rollout.ts';
+import type { MemberOptions } from './types.ts';
 
-export const NAMESPACE = 'default';
+const NAMESPACE = 'default';
 export const NOT_READY_NO_EXECUTE: TaintIdentity = {
   key: 'cluster.karmada.io/not-ready',
   effect: 'NoExecute',
 };
 
-export class KarmadaPeer {
+export interface KarmadaFederationOptions {
+  /** Member names (default member1, member2). */
+  readonly members?: readonly string[];
+  /** KWOK nodes and their capacity per member (default one node). */
+  readonly member?: MemberOptions;
+  readonly karmada?: KarmadaOptions;
+}
+
+/** Karmada's control plane with members running the project's agent. */
+export class KarmadaFederation {
   readonly karmada: KarmadaControlPlane;
   readonly clusters: ResourceClient<Cluster>;
   readonly bindings: ResourceClient<ResourceBinding>;
@@ -57,11 +63,12 @@ export class KarmadaPeer {
   }
 
   /** Karmada, then the members one after another, then the project's agent in each. */
-  static async start(members: readonly string[], opts: KarmadaOptions = {}): Promise<KarmadaPeer> {
-    const peer = new KarmadaPeer(await KarmadaControlPlane.start(opts));
+  static async start(opts: KarmadaFederationOptions = {}): Promise<KarmadaFederation> {
+    const members = opts.members ?? ['member1', 'member2'];
+    const peer = new KarmadaFederation(await KarmadaControlPlane.start(opts.karmada));
     try {
       for (const name of members) {
-        peer.#members.set(name, await startMember(name, peer.karmada.runDir, { nodes: 1 }));
+        peer.#members.set(name, await startMember(name, peer.karmada.runDir, { nodes: 1, ...opts.member }));
       }
       await applyAgentAccess(peer.karmada.cluster, members);
       for (const name of members) await peer.startAgent(name);

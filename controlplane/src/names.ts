@@ -2,7 +2,7 @@
  * Names the workload controllers derive from a resource template, as upstream derives them
  * (`pkg/util/names`), so that bindings and Works line up with what Karmada itself would create.
  */
-import { fnv1a32 } from '../scheduler/name-order.ts';
+import { fnv1a32 } from './scheduler/name-order.ts';
 
 /** `<name>-<kind>` lowercased, `:` in the name replaced by `.`: Deployment `nginx` → `nginx-deployment`. */
 export function bindingNameFor(kind: string, name: string): string {

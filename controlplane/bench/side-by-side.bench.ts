@@ -1,0 +1,238 @@
+/**
+ * The same failover under both control planes, on this machine:
+ *
+ *   node controlplane/bench/side-by-side.bench.ts [--bindings=200,1000] [--karmada-eviction-rate=50]
+ *
+ * For each size: two members, each with a KWOK node and the project's agent (same flags and
+ * timings on both sides: status and Lease every second, monitor grace 5 s); `bindings`
+ * Deployments of 2 replicas divided member1:1, member2:1 by one PropagationPolicy; once every copy
+ * is applied on member1, member1's agent is SIGKILLed. First under the project's control plane
+ * (the default ClusterTaintPolicy without its hold, eviction paced at its default 50/s), then under
+ * Karmada v1.18.2's own (controller-manager, scheduler, aggregated API server and webhook built
+ * from its Go module; the same ClusterTaintPolicy; `--resource-eviction-rate` as given, default 50
+ * like the project's; Karmada's own default is 0.5). Prints, from the kill: when member1's Ready
+ * turned Unknown, when it got the NoExecute taint, when every binding had left member1, and the
+ * ratios Karmada / project.
+ */
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { AppsV1Api, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import {
+  clusterKind,
+  findCondition,
+  findTaint,
+  propagationPolicyKind,
+  resourceBindingKind,
+  type Cluster,
+  type PropagationPolicy,
+  type ResourceBinding,
+} from '@kf/api';
+import { ResourceClient } from '@kf/kube';
+import {
+  DEFAULT_TAINT_POLICY_FILE,
+  KARMADA_VERSION,
+  KarmadaFederation,
+  NOT_READY_NO_EXECUTE,
+  dividedByStaticWeights,
+  startFailoverFederation,
+} from '@kf/testing';
+
+const execFileAsync = promisify(execFile);
+
+const { values: args } = parseArgs({
+  options: {
+    bindings: { type: 'string', default: process.env['KF_BENCH_SIZES'] ?? '200,1000' },
+    'karmada-eviction-rate': {
+      type: 'string',
+      default: process.env['KF_BENCH_KARMADA_EVICTION_RATE'] ?? '50',
+    },
+  },
+});
+const SIZES = args.bindings.split(',').map(Number);
+const KARMADA_RATE = Number(args['karmada-eviction-rate']);
+const NAMESPACE = 'default';
+const LABEL = { bench: 'side-by-side' };
+const CONCURRENCY = 16;
+/** Room for every replica on one node (2 per binding once all are on member2). */
+const NODE_CAPACITY = { cpu: '256', memory: '1Ti', pods: '4000' };
+const TIMEOUT_MS = 60 * 60_000;
+
+function log(msg: string): void {
+  process.stderr.write(`[side-by-side.bench] ${msg}\n`);
+}
+
+/** What each side brings: the Karmada API server's admin config, a kill switch, a tear-down. */
+interface Side {
+  readonly name: string;
+  readonly kubeConfig: KubeConfig;
+  member(name: string): KubeConfig;
+  killAgent(member: string): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+interface Timeline {
+  readonly unknownMs: number;
+  readonly noExecuteMs: number;
+  readonly movedMs: number;
+}
+
+function deployment(i: number): V1Deployment {
+  const name = `app-${String(i).padStart(5, '0')}`;
+  const labels = { ...LABEL, app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NAMESPACE, labels },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            { name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '1m', memory: '1Mi' } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+async function inParallel(count: number, task: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = TIMEOUT_MS): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    if (await probe().catch(() => false)) return performance.now();
+    if (performance.now() - start > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Propagates `count` Deployments, waits until member1 runs a copy of each, kills its agent, times the rest. */
+async function failover(side: Side, count: number): Promise<Timeline> {
+  const kc = side.kubeConfig;
+  const policies = new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind);
+  const bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
+  const clusters = new ResourceClient<Cluster>(kc, clusterKind);
+  await policies.create({
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'PropagationPolicy',
+    metadata: { name: 'side-by-side', namespace: NAMESPACE },
+    spec: {
+      resourceSelectors: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: LABEL } },
+      ],
+      placement: dividedByStaticWeights({ member1: 1, member2: 1 }),
+    },
+  });
+  const apps = kc.makeApiClient(AppsV1Api);
+  await inParallel(count, (i) =>
+    apps.createNamespacedDeployment({ namespace: NAMESPACE, body: deployment(i) }),
+  );
+  const member1Apps = side.member('member1').makeApiClient(AppsV1Api);
+  await until(`${count} copies on member1`, async () => {
+    const list = await member1Apps.listNamespacedDeployment({
+      namespace: NAMESPACE,
+      labelSelector: 'bench=side-by-side',
+    });
+    return list.items.length === count;
+  });
+  log(`${side.name}: ${count} bindings placed, every copy applied on member1; killing member1's agent`);
+  const killedAt = performance.now();
+  await side.killAgent('member1');
+  let unknownAt: number | undefined;
+  let noExecuteAt: number | undefined;
+  const movedAt = await until('every binding off member1', async () => {
+    const c = await clusters.get('member1');
+    if (unknownAt === undefined && findCondition(c.status?.conditions, 'Ready')?.status === 'Unknown') {
+      unknownAt = performance.now();
+    }
+    if (noExecuteAt === undefined && findTaint(c.spec.taints, NOT_READY_NO_EXECUTE) !== undefined) {
+      noExecuteAt = performance.now();
+    }
+    const { items } = await bindings.list({ namespace: NAMESPACE });
+    const mine = items.filter((b) => b.metadata.name?.startsWith('app-') === true);
+    return (
+      mine.length === count && mine.every((b) => !(b.spec.clusters ?? []).some((t) => t.name === 'member1'))
+    );
+  });
+  return {
+    unknownMs: (unknownAt ?? Number.NaN) - killedAt,
+    noExecuteMs: (noExecuteAt ?? Number.NaN) - killedAt,
+    movedMs: movedAt - killedAt,
+  };
+}
+
+async function projectSide(): Promise<Side> {
+  const fed = await startFailoverFederation({
+    members: 2,
+    nodes: 1,
+    nodeCapacity: NODE_CAPACITY,
+    timing: { taintHoldSeconds: 0 },
+    logLevel: 'warn',
+    proxies: false,
+  });
+  return {
+    name: 'karmada-failover',
+    kubeConfig: fed.controlPlaneKubeConfig(),
+    member: (m) => fed.federation.member(m).kubeConfig(),
+    killAgent: (m) => fed.killAgent(m),
+    destroy: () => fed.destroy(),
+  };
+}
+
+async function karmadaSide(): Promise<Side> {
+  const fed = await KarmadaFederation.start({
+    member: { nodes: 1, nodeCapacity: NODE_CAPACITY },
+    karmada: { controllerManagerFlags: [`--resource-eviction-rate=${KARMADA_RATE}`] },
+  });
+  const cp = fed.karmada.cluster;
+  await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', DEFAULT_TAINT_POLICY_FILE));
+  return {
+    name: `Karmada ${KARMADA_VERSION}`,
+    kubeConfig: cp.kubeConfig(),
+    member: (m) => fed.member(m).kubeConfig(),
+    killAgent: (m) => fed.killAgent(m),
+    destroy: () => fed.destroy(),
+  };
+}
+
+async function measure(start: () => Promise<Side>, count: number): Promise<Timeline> {
+  const side = await start();
+  try {
+    return await failover(side, count);
+  } finally {
+    await side.destroy();
+  }
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(1).padStart(7);
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`.padStart(7);
+
+const rows: string[] = [];
+for (const count of SIZES) {
+  const project = await measure(projectSide, count);
+  log(`karmada-failover, ${count} bindings: moved in ${seconds(project.movedMs).trim()} s`);
+  const karmada = await measure(karmadaSide, count);
+  log(`Karmada, ${count} bindings: moved in ${seconds(karmada.movedMs).trim()} s`);
+  rows.push(
+    `${String(count).padStart(8)}  ${'to Unknown'.padEnd(12)} ${seconds(karmada.unknownMs)} ${seconds(project.unknownMs)} ${ratio(karmada.unknownMs, project.unknownMs)}`,
+    `${''.padStart(8)}  ${'to NoExecute'.padEnd(12)} ${seconds(karmada.noExecuteMs)} ${seconds(project.noExecuteMs)} ${ratio(karmada.noExecuteMs, project.noExecuteMs)}`,
+    `${''.padStart(8)}  ${'all moved'.padEnd(12)} ${seconds(karmada.movedMs)} ${seconds(project.movedMs)} ${ratio(karmada.movedMs, project.movedMs)}`,
+  );
+}
+process.stdout.write(
+  `seconds from member1's agent SIGKILLed; Karmada's --resource-eviction-rate=${KARMADA_RATE}, the project's default pacing\n` +
+    `bindings  ${'step'.padEnd(12)} ${'Karmada'.padStart(7)} ${'project'.padStart(7)} ${'ratio'.padStart(7)}\n` +
+    `${rows.join('\n')}\n`,
+);
