@@ -12,6 +12,10 @@ ETCD_VERSION="v3.6.16"
 KWOK_VERSION="v0.7.0"
 # The Karmada release the interop tests hold the project to.
 KARMADA_VERSION="v1.18.2"
+# The Prometheus Operator API the charts' ServiceMonitor, PodMonitor and PrometheusRule are
+# checked against, and the controller-gen that turns its Go types into CRDs.
+PROMETHEUS_OPERATOR_VERSION="v0.95.2"
+CONTROLLER_TOOLS_VERSION="v0.23.0"
 
 NODE_DIR="$KF_CACHE_DIR/node-$NODE_VERSION"
 KUBE_BIN_DIR="$KF_CACHE_DIR/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION/bin"

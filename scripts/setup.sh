@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything the tests and the demo need, idempotently: Node 24, npm dependencies, the Kubernetes
-# binaries built from source, and Karmada's CRDs and binaries for the interop tests. Prints the
-# PATH to use on its last line.
+# binaries built from source, Karmada's CRDs and binaries for the interop tests, and the Prometheus
+# Operator's CRDs for the chart tests. Prints the PATH to use on its last line.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
@@ -21,5 +21,6 @@ bash scripts/ensure-apt.sh
 bash scripts/build-kube.sh >/dev/null
 bash scripts/build-helm.sh >/dev/null
 bash scripts/fetch-karmada.sh >/dev/null
+bash scripts/fetch-prometheus-operator-crds.sh >/dev/null
 bash scripts/build-karmada.sh >/dev/null
 echo "$PATH"

@@ -3,13 +3,14 @@
  * promises of their READMEs, every flag they pass is one the program's --help lists, the files
  * they copy from deploy/ are current, and the API servers of a local federation accept what they
  * render (`kubectl apply --dry-run=server`: the control-plane chart on the control plane, the
- * member chart on a member).
+ * member chart on a member, and the objects both render for the Prometheus Operator and Grafana on a
+ * member holding the operator's CRDs).
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAllYaml } from '@kubernetes/client-node';
+import { loadAllYaml, loadYaml } from '@kubernetes/client-node';
 import {
   KarmadaControlPlane,
   eventually,
@@ -26,6 +27,7 @@ import {
   MEMBER_CHART as MEMBER,
   ROOT as root,
   helmBinary,
+  prometheusOperatorCrdDir,
   renderChart,
   run,
 } from './helm.ts';
@@ -36,12 +38,18 @@ const render = (chart: string, ...values: string[]): Promise<string> => renderCh
 interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: Record<string, unknown>;
 }
 interface Container {
   name: string;
   args?: string[];
+  ports?: { name?: string; containerPort: number }[];
   env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
   securityContext?: Record<string, unknown>;
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -81,6 +89,28 @@ const renderCrds = (server?: string): Promise<string> =>
   ]);
 
 const MEMBER_VALUES = ['clusterName=member1', 'karmadaKubeconfig.kubeconfig=apiVersion: v1'];
+const CONTROLPLANE_VALUES = ['karmadaKubeconfig.kubeconfig=apiVersion: v1'];
+
+/** What the charts render for the Prometheus Operator and Grafana's sidecar, all off by default. */
+const MONITORING_KINDS = ['Service', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule', 'ConfigMap'];
+const MEMBER_MONITORING = [
+  'monitoring.service.enabled=true',
+  'monitoring.serviceMonitor.enabled=true',
+  'monitoring.podMonitor.enabled=true',
+];
+const CONTROLPLANE_MONITORING = [
+  'monitoring.service.enabled=true',
+  'monitoring.serviceMonitor.enabled=true',
+  'monitoring.prometheusRule.enabled=true',
+  'monitoring.dashboards.enabled=true',
+];
+/** The control-plane chart's host-cluster half (README, "Two API servers"): no Karmada API objects. */
+const HOST_ONLY = [
+  'crds.install=false',
+  'rbac.create=false',
+  'agentAccess.create=false',
+  'defaultTaintPolicy.create=false',
+];
 
 /** Long flags a program's --help lists. */
 async function helpFlags(...args: string[]): Promise<Set<string>> {
@@ -125,6 +155,12 @@ describe('files copied from deploy/', () => {
     const crds = (await readdir(join(root, 'deploy/crds'))).filter((f) => f.endsWith('.yaml'));
     expect((await readdir(join(CONTROLPLANE, 'files/crds'))).sort()).toEqual(crds.sort());
     for (const f of crds) pairs.push([`deploy/crds/${f}`, `files/crds/${f}`]);
+    const rules = (await readdir(join(root, 'deploy/prometheus'))).filter((f) => f.endsWith('.rules.yaml'));
+    expect((await readdir(join(CONTROLPLANE, 'files/prometheus'))).sort()).toEqual(rules.sort());
+    for (const f of rules) pairs.push([`deploy/prometheus/${f}`, `files/prometheus/${f}`]);
+    const dashboards = (await readdir(join(root, 'deploy/grafana'))).filter((f) => f.endsWith('.json'));
+    expect((await readdir(join(CONTROLPLANE, 'files/grafana'))).sort()).toEqual(dashboards.sort());
+    for (const f of dashboards) pairs.push([`deploy/grafana/${f}`, `files/grafana/${f}`]);
     for (const [source, copy] of pairs) {
       expect(await readFile(join(CONTROLPLANE, copy), 'utf8'), copy).toBe(
         await readFile(join(root, source), 'utf8'),
@@ -345,6 +381,12 @@ describe('both charts', () => {
     ['controlplane', 'controller.replicas=-1', '/controller/replicas'],
     ['controlplane', 'controller.healthProbeBindAddress=a b', '/controller/healthProbeBindAddress'],
     ['controlplane', 'rbac.subject.kind=Robot', '/rbac/subject/kind'],
+    ['member', 'monitoring.serviceMonitor.interval=often', '/monitoring/serviceMonitor/interval'],
+    ['member', 'monitoring.podMonitor.enable=true', '/monitoring/podMonitor'],
+    ['member', 'monitoring.prometheusRule.enabled=true', '/monitoring'],
+    ['controlplane', 'monitoring.dashboards.labelValue=not one', '/monitoring/dashboards/labelValue'],
+    ['controlplane', 'monitoring.dashboards.label=-x', '/monitoring/dashboards/label'],
+    ['controlplane', 'monitoring.prometheusRule.labels.team=a b', '/monitoring/prometheusRule/labels/team'],
   ] as const)('refuse a bad value, naming it: %s --set %s', async (chart, value, path) => {
     const base =
       chart === 'member' ? MEMBER_VALUES.filter((v) => v.split('=')[0] !== value.split('=')[0]) : [];
@@ -421,6 +463,168 @@ describe('both charts', () => {
       for (const f of flags) expect(known, `${bundle} ${f}`).toContain(f);
     }
     expect([...seen].sort()).toEqual(Object.keys(help).sort());
+  });
+});
+
+describe('monitoring (Prometheus Operator, Grafana dashboard sidecar)', () => {
+  type Monitor = K8sObject & {
+    spec: {
+      selector: { matchLabels: Record<string, string> };
+      namespaceSelector: { matchNames: string[] };
+      endpoints?: Record<string, string>[];
+      podMetricsEndpoints?: Record<string, string>[];
+    };
+  };
+  type Service = K8sObject & {
+    spec: { clusterIP: string; selector: Record<string, string>; ports: { targetPort: string }[] };
+  };
+  /** The one object of a kind. */
+  const one = (objs: K8sObject[], kind: string): K8sObject => {
+    const all = find(objs, kind);
+    expect(
+      all.map((o) => o.metadata.name),
+      kind,
+    ).toHaveLength(1);
+    return all[0]!;
+  };
+  const podLabels = (w: K8sObject) =>
+    (w.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+  const workload = (objs: K8sObject[], component: string) =>
+    workloads(objs).find((w) => w.metadata.name.endsWith(component))!;
+  /** The Service selects the workload's pods and the ServiceMonitor that Service, on the port named `metrics`. */
+  function expectScrapedThroughService(objs: K8sObject[], component: string): Monitor {
+    const service = one(objs, 'Service') as Service;
+    const monitor = one(objs, 'ServiceMonitor') as Monitor;
+    const w = workload(objs, component);
+    expect(service.spec.clusterIP).toBe('None');
+    expect(podLabels(w)).toMatchObject(service.spec.selector);
+    expect(service.spec.ports.map((p) => p.targetPort)).toEqual(['metrics']);
+    expect(podSpecOf(w).containers[0]!.ports?.map((p) => p.name)).toContain('metrics');
+    expect(service.metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+    expect(monitor.spec.namespaceSelector.matchNames).toEqual(['karmada-system']);
+    return monitor;
+  }
+
+  it('is off by default in both charts', async () => {
+    for (const objs of [
+      objects(await render(MEMBER, ...MEMBER_VALUES)),
+      objects(await render(CONTROLPLANE, ...CONTROLPLANE_VALUES)),
+    ]) {
+      expect(objs.filter((o) => MONITORING_KINDS.includes(o.kind))).toEqual([]);
+      expect(objs.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'))).toEqual([]);
+    }
+  });
+
+  it('scrapes the agent through a headless Service and the probe with a PodMonitor, labelled as asked', async () => {
+    const objs = objects(
+      await render(
+        MEMBER,
+        ...MEMBER_VALUES,
+        ...MEMBER_MONITORING,
+        'monitoring.serviceMonitor.labels.release=prometheus',
+        'monitoring.serviceMonitor.interval=30s',
+        'monitoring.podMonitor.labels.team=dns',
+        'monitoring.podMonitor.interval=15s',
+      ),
+    );
+    const agent = expectScrapedThroughService(objs, 'agent');
+    expect(agent.metadata.labels).toMatchObject({
+      release: 'prometheus',
+      'app.kubernetes.io/component': 'agent',
+    });
+    expect(agent.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+    const probe = one(objs, 'PodMonitor') as Monitor;
+    expect(probe.metadata.labels).toMatchObject({ team: 'dns' });
+    expect(probe.metadata.labels).not.toHaveProperty('release');
+    expect(podLabels(workload(objs, 'probe'))).toMatchObject(probe.spec.selector.matchLabels);
+    expect(probe.spec.selector.matchLabels).toMatchObject({ 'app.kubernetes.io/component': 'probe' });
+    expect(probe.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
+    // The rules and dashboards are the control-plane chart's.
+    expect(find(objs, 'PrometheusRule')).toEqual([]);
+    expect(find(objs, 'ConfigMap')).toEqual([]);
+  });
+
+  it('scrapes the controller through a headless Service, only where the controller runs', async () => {
+    const objs = objects(
+      await render(
+        CONTROLPLANE,
+        ...CONTROLPLANE_VALUES,
+        ...CONTROLPLANE_MONITORING,
+        'monitoring.serviceMonitor.labels.release=prometheus',
+      ),
+    );
+    const monitor = expectScrapedThroughService(objs, 'controlplane');
+    expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus' });
+    expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics' }]);
+    const noController = objects(
+      await render(CONTROLPLANE, ...CONTROLPLANE_MONITORING, 'controller.enabled=false'),
+    );
+    expect(find(noController, 'Service')).toEqual([]);
+    expect(find(noController, 'ServiceMonitor')).toEqual([]);
+  });
+
+  it('refuses a ServiceMonitor without its Service', async () => {
+    for (const [chart, values] of [
+      [MEMBER, MEMBER_VALUES],
+      [CONTROLPLANE, CONTROLPLANE_VALUES],
+    ] as const) {
+      await expect(render(chart, ...values, 'monitoring.serviceMonitor.enabled=true')).rejects.toThrow(
+        /monitoring.serviceMonitor.enabled needs monitoring.service.enabled/,
+      );
+    }
+  });
+
+  it('carries exactly the alert rules of deploy/prometheus in one PrometheusRule', async () => {
+    type Rules = { groups: unknown[] };
+    const dir = join(root, 'deploy/prometheus');
+    const files = (await readdir(dir)).filter((f) => f.endsWith('.rules.yaml')).sort();
+    const groups = [];
+    for (const f of files) groups.push(...loadYaml<Rules>(await readFile(join(dir, f), 'utf8')).groups);
+    expect(groups.length).toBeGreaterThan(0);
+    const objs = objects(
+      await render(
+        CONTROLPLANE,
+        ...CONTROLPLANE_MONITORING,
+        'monitoring.prometheusRule.labels.role=alert-rules',
+      ),
+    );
+    const rule = one(objs, 'PrometheusRule') as K8sObject & { spec: Rules };
+    expect(rule.metadata.labels).toMatchObject({ role: 'alert-rules' });
+    expect(rule.spec).toEqual({ groups });
+  });
+
+  it('holds each dashboard of deploy/grafana unchanged in a ConfigMap labelled for the sidecar', async () => {
+    type ConfigMap = K8sObject & { data: Record<string, string> };
+    const dir = join(root, 'deploy/grafana');
+    const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+    const dashboards = async (...values: string[]) =>
+      find(
+        objects(await render(CONTROLPLANE, 'monitoring.dashboards.enabled=true', ...values)),
+        'ConfigMap',
+      ).map((o) => o as ConfigMap);
+    const byDefault = await dashboards();
+    expect(byDefault.flatMap((c) => Object.keys(c.data)).sort()).toEqual(files);
+    for (const c of byDefault) {
+      expect(c.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+      expect(c.metadata.namespace).toBe('karmada-system');
+      for (const [file, json] of Object.entries(c.data)) {
+        expect(json, file).toBe(await readFile(join(dir, file), 'utf8'));
+      }
+    }
+    const chosen = await dashboards(
+      'monitoring.dashboards.label=grafana.example.com/dashboard',
+      'monitoring.dashboards.labelValue=yes',
+      'monitoring.dashboards.labels.team=sre',
+      'monitoring.dashboards.annotations.grafana_folder=Karmada',
+      'monitoring.dashboards.namespace=monitoring',
+    );
+    expect(chosen).toHaveLength(files.length);
+    for (const c of chosen) {
+      expect(c.metadata.labels).toMatchObject({ 'grafana.example.com/dashboard': 'yes', team: 'sre' });
+      expect(c.metadata.labels).not.toHaveProperty('grafana_dashboard');
+      expect(c.metadata.annotations).toEqual({ grafana_folder: 'Karmada' });
+      expect(c.metadata.namespace).toBe('monitoring');
+    }
   });
 });
 
@@ -506,6 +710,47 @@ describe('server-side dry run on a local federation', () => {
       expect(out).toContain(line);
     }
   });
+
+  it(
+    'a member holding the Prometheus Operator’s CRDs accepts both charts’ monitoring objects',
+    { timeout: 600_000 },
+    async () => {
+      const member = federation.members[0]!.kubeconfigPath;
+      // The CRDs as scripts/fetch-prometheus-operator-crds.sh generates them install and are served.
+      await kc(member, 'apply', '--server-side', '-f', await prometheusOperatorCrdDir());
+      await kc(member, 'wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all');
+      await run(
+        kubectl,
+        ['--kubeconfig', member, 'apply', '-f', '-'],
+        'apiVersion: v1\nkind: Namespace\nmetadata: {name: karmada-system}\n',
+      );
+      const memberChart = join(scratch, 'member-monitoring.yaml');
+      await writeFile(memberChart, await render(MEMBER, ...MEMBER_VALUES, ...MEMBER_MONITORING));
+      // The control-plane chart's host-cluster half, where the controller and its monitoring go.
+      const hostChart = join(scratch, 'controlplane-monitoring.yaml');
+      await writeFile(
+        hostChart,
+        await render(CONTROLPLANE, ...CONTROLPLANE_VALUES, ...HOST_ONLY, ...CONTROLPLANE_MONITORING),
+      );
+      const out =
+        (await kc(member, 'apply', '--dry-run=server', '-f', memberChart)) +
+        (await kc(member, 'apply', '--dry-run=server', '-f', hostChart));
+      const dashboards = (await readdir(join(root, 'deploy/grafana'))).filter((f) => f.endsWith('.json'));
+      for (const line of [
+        'service/kf-karmada-failover-member-agent-metrics',
+        'servicemonitor.monitoring.coreos.com/kf-karmada-failover-member-agent',
+        'podmonitor.monitoring.coreos.com/kf-karmada-failover-member-probe',
+        'service/kf-karmada-failover-controlplane-metrics',
+        'servicemonitor.monitoring.coreos.com/kf-karmada-failover-controlplane',
+        'prometheusrule.monitoring.coreos.com/kf-karmada-failover-controlplane',
+        ...dashboards.map(
+          (f) => `configmap/kf-karmada-failover-controlplane-dashboard-${f.replace(/\.json$/, '')}`,
+        ),
+      ]) {
+        expect(out).toContain(`${line} created (server dry run)`);
+      }
+    },
+  );
 });
 
 describe('on a Karmada control plane, whose aggregated API server serves Clusters', () => {

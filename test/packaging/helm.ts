@@ -33,6 +33,18 @@ export async function helmBinary(): Promise<string> {
   return join(out.trim().split('\n').at(-1) ?? '', 'helm');
 }
 
+/**
+ * The folder of the Prometheus Operator's monitoring.coreos.com/v1 CRDs, which
+ * scripts/fetch-prometheus-operator-crds.sh generates from the operator's API module (once; cached
+ * by version). The folder is the last line of its stdout; its progress goes to stderr.
+ */
+export async function prometheusOperatorCrdDir(): Promise<string> {
+  const { stdout } = await exec('bash', [join(ROOT, 'scripts/fetch-prometheus-operator-crds.sh')], {
+    cwd: ROOT,
+  });
+  return stdout.trim().split('\n').at(-1) ?? '';
+}
+
 /** `helm template` in karmada-system; a value `@key=path` is set from a file (--set-file), others with --set. */
 export function renderChart(helm: string, chart: string, ...values: string[]): Promise<string> {
   return run(helm, [
