@@ -89,14 +89,7 @@ describe("the project's agent in a real Karmada", () => {
     );
     const movedAt = await eventually(
       'both replicas placed on member2 and available there',
-      async () => {
-        const p = await peer.placement(APP);
-        return (
-          p.member1 === undefined &&
-          p.member2 === 2 &&
-          (await peer.memberCopy('member2', APP))?.available === 2
-        );
-      },
+      () => peer.runsAllOn(APP, 'member2', 2),
       120_000,
     );
     const after = (t: number) => `+${((t - killedAt) / 1000).toFixed(1)} s`;

@@ -147,14 +147,7 @@ describe("the project's control plane beside Karmada's", () => {
     );
     const movedAt = await eventually(
       'both replicas on member2',
-      async () => {
-        const p = await peer.placement(APP);
-        return (
-          p.member1 === undefined &&
-          p.member2 === 2 &&
-          (await peer.memberCopy('member2', APP))?.available === 2
-        );
-      },
+      () => peer.runsAllOn(APP, 'member2', 2),
       120_000,
     );
     await eventually(

@@ -185,6 +185,16 @@ export class KarmadaFederation {
     return Object.fromEntries((rb?.spec.clusters ?? []).map((c) => [c.name, c.replicas ?? 0]));
   }
 
+  /** Whether `app` is placed on `member` alone, with all `replicas` there and available. */
+  async runsAllOn(app: string, member: string, replicas: number): Promise<boolean> {
+    const p = await this.placement(app);
+    return (
+      Object.keys(p).join() === member &&
+      p[member] === replicas &&
+      (await this.memberCopy(member, app))?.available === replicas
+    );
+  }
+
   /** The Works of a Deployment in a member's execution namespace. */
   async worksIn(member: string, app: string): Promise<Work[]> {
     const list = await this.works.list({ namespace: `karmada-es-${member}` });

@@ -1,0 +1,507 @@
+/**
+ * The control plane at scale, end to end through the control-plane process
+ * (`node controlplane/src/main.ts run --failover`) against a real Karmada API server:
+ *
+ *   node controlplane/bench/scale.bench.ts [--bindings=10000] [--members=100]
+ *
+ * (KF_SCALE_BINDINGS and KF_SCALE_MEMBERS set the defaults.) `members` Pull clusters member001..
+ * are simulated (status and heartbeat Leases written by this process, renewed every 10 s with the
+ * control plane's monitor grace at upstream's 40 s; no member API servers: nothing is applied).
+ * Deployment i, of 2 replicas, carries pair label i mod `members`; PropagationPolicy `scale-<p>`
+ * divides pair p by static weights 1:1 over member p+1 and the member after it (round the ring),
+ * so every member carries 2 × bindings / members copies. Four phases, each printed on one line:
+ *
+ *   setup     clusters registered, Deployments created, every binding scheduled as its policy
+ *             says, both Works of every binding there, work queues idle; bindings/s
+ *   memory    the control plane's RSS and heap once settled, the peak of 1 s samples while it
+ *             placed everything, and kube-apiserver's RSS
+ *   restart   SIGTERM to the process, start again: seconds to /readyz 200 (every cache listed
+ *             from cold), to the first reconcile counted in its /metrics, to a Deployment created
+ *             at /readyz being scheduled and its Works written (the first new decision), and to
+ *             idle work queues (the cold resync done); the API writes of that resync
+ *   lost      member001 reports Ready=False (the default ClusterTaintPolicy, hold time 0, taints it
+ *             NoExecute; evictions paced at the default 50/s, burst 100): seconds until every
+ *             binding that was on it has left it, with their count
+ *
+ * Bindings and Works are read page by page (500 at a time) and counted, never held whole, so this
+ * process stays small whatever the size.
+ */
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { parseArgs, promisify } from 'node:util';
+import type { PropagationPolicy, ResourceBinding, Work } from '@kf/api';
+import type { ResourceClient } from '@kf/kube';
+import {
+  SimulatedMembers,
+  demoDeployment,
+  dividedByStaticWeights,
+  startFailoverFederation,
+  type FailoverFederation,
+} from '@kf/testing';
+import { workNameFor } from '../src/names.ts';
+
+const execFileAsync = promisify(execFile);
+
+const { values: args } = parseArgs({
+  options: {
+    bindings: { type: 'string', default: process.env['KF_SCALE_BINDINGS'] ?? '10000' },
+    members: { type: 'string', default: process.env['KF_SCALE_MEMBERS'] ?? '100' },
+  },
+});
+const BINDINGS = Number(args.bindings);
+const MEMBERS = Number(args.members);
+if (!Number.isInteger(BINDINGS) || BINDINGS < 1 || !Number.isInteger(MEMBERS) || MEMBERS < 2) {
+  throw new Error(`--bindings must be at least 1 and --members at least 2`);
+}
+const NAMESPACE = 'default';
+const CONCURRENCY = 16;
+const LABEL = 'bench';
+const PAIR_LABEL = 'scale-pair';
+const PROBE = 'scale-probe';
+const PHASE_TIMEOUT_MS = 60 * 60_000;
+/** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
+const RENEW_INTERVAL_MS = 10_000;
+const LEASE_SECONDS = 40;
+const MONITOR_GRACE_SECONDS = 40;
+
+function log(msg: string): void {
+  process.stderr.write(`[scale.bench] ${msg}\n`);
+}
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const since = (t: number): number => (performance.now() - t) / 1000;
+const secs = (s: number): string => s.toFixed(1);
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+
+const memberName = (i: number): string => `member${String(i + 1).padStart(3, '0')}`;
+const appName = (i: number): string => `app-${String(i).padStart(6, '0')}`;
+/** The two members of pair p: member p+1 and the next one round the ring. */
+const pairOf = (p: number): [string, string] => [memberName(p), memberName((p + 1) % MEMBERS)];
+
+async function inParallel(count: number, task: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+function placementOf(b: ResourceBinding): string {
+  return (b.spec.clusters ?? [])
+    .map((c) => `${c.name}:${c.replicas ?? 0}`)
+    .sort()
+    .join(',');
+}
+
+/** What binding `app-<i>-deployment` should be placed on; undefined for other bindings. */
+function wantedPlacement(bindingName: string): string | undefined {
+  const m = /^app-(\d+)-deployment$/.exec(bindingName);
+  if (m === null) return undefined;
+  return pairOf(Number(m[1]) % MEMBERS)
+    .map((c) => `${c}:1`)
+    .sort()
+    .join(',');
+}
+
+/** Calls `visit` for every object of a list, one page of 500 at a time. */
+async function forEachListed<T extends ResourceBinding | Work>(
+  client: ResourceClient<T>,
+  namespace: string | undefined,
+  visit: (obj: T) => void,
+): Promise<void> {
+  let cont: string | undefined;
+  do {
+    const page = await client.listPage({
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(cont === undefined ? {} : { continue: cont }),
+    });
+    page.items.forEach(visit);
+    cont = page.continue;
+  } while (cont !== undefined);
+}
+
+async function countScheduled(fed: FailoverFederation): Promise<number> {
+  let n = 0;
+  await forEachListed(fed.bindings, NAMESPACE, (b) => {
+    const wanted = wantedPlacement(b.metadata.name ?? '');
+    if (wanted !== undefined && placementOf(b) === wanted) n++;
+  });
+  return n;
+}
+
+/** Works of the bench's Deployments, over every execution namespace. */
+async function countWorks(fed: FailoverFederation): Promise<number> {
+  let n = 0;
+  await forEachListed(fed.works, undefined, (w) => {
+    if ((w.metadata.name ?? '').startsWith('app-')) n++;
+  });
+  return n;
+}
+
+/** Polls `count` (with `pauseMs` between polls) until it reaches `target`; seconds since `from`. */
+async function until(
+  what: string,
+  count: () => Promise<number>,
+  target: number,
+  timing: { readonly from: number; readonly pauseMs: number },
+): Promise<number> {
+  let loggedAt = timing.from;
+  for (;;) {
+    const n = await count();
+    if (n >= target) return since(timing.from);
+    // Progress every 30 s, so that a long phase shows its trend without flooding the output.
+    if (performance.now() - loggedAt >= 30_000) {
+      log(`${what}: ${n}/${target} after ${secs(since(timing.from))} s`);
+      loggedAt = performance.now();
+    }
+    if (performance.now() - timing.from > PHASE_TIMEOUT_MS) throw new Error(`${what}: only ${n}/${target}`);
+    await sleep(timing.pauseMs);
+  }
+}
+
+/** Samples of one /metrics text: a family's unlabelled value, or the sum over its label sets. */
+function metric(text: string, name: string): number | undefined {
+  let sum: number | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
+      sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
+}
+
+async function metricsText(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return res.ok ? await res.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The control plane's RSS and heap, sampled every second; the peak since the last reset. */
+class MemorySampler {
+  peakRss = 0;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(url: string) {
+    this.#timer = setInterval(() => {
+      void this.sample(url);
+    }, 1_000);
+  }
+
+  async sample(url: string): Promise<{ rss: number; heap: number } | undefined> {
+    const text = await metricsText(url);
+    const rss = text === undefined ? undefined : metric(text, 'process_resident_memory_bytes');
+    if (text === undefined || rss === undefined) return undefined;
+    this.peakRss = Math.max(this.peakRss, rss);
+    return { rss, heap: metric(text, 'nodejs_heap_size_used_bytes') ?? 0 };
+  }
+
+  reset(): void {
+    this.peakRss = 0;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+/** Waits until every work queue of the process has stayed empty for 2 s; seconds since `from`. */
+async function waitForIdle(url: string, from: number): Promise<number> {
+  let idleSince: number | undefined;
+  for (;;) {
+    const text = await metricsText(url);
+    const depth = text === undefined ? undefined : metric(text, 'karmada_failover_workqueue_depth');
+    const now = performance.now();
+    if (depth !== 0) idleSince = undefined;
+    else idleSince ??= now;
+    if (idleSince !== undefined && now - idleSince >= 2_000) return (idleSince - from) / 1000;
+    if (now - from > PHASE_TIMEOUT_MS) throw new Error(`work queues still hold ${depth ?? '?'} keys`);
+    await sleep(250);
+  }
+}
+
+/** The control plane's reconciles (all controllers) and CPU seconds so far. */
+async function totals(url: string): Promise<{ reconciles: number; cpu: number }> {
+  const text = (await metricsText(url)) ?? '';
+  return {
+    reconciles: metric(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0,
+    cpu: metric(text, 'process_cpu_seconds_total') ?? 0,
+  };
+}
+
+/** kube-apiserver's /metrics (read with kubectl). */
+async function apiServerMetrics(fed: FailoverFederation): Promise<string> {
+  const cp = fed.federation.controlPlane;
+  const { stdout } = await execFileAsync(cp.kubectlPath, cp.kubectlArgs('get', '--raw', '/metrics'), {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** kube-apiserver's write requests so far, by verb, resource and code. */
+function apiWrites(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+    const verb = label('verb');
+    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) continue;
+    const sub = label('subresource');
+    const key = `${verb} ${label('resource')}${sub === '' ? '' : `/${sub}`} ${label('code')}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return out;
+}
+
+/** A Deployment of 2 replicas that pair `pair`'s PropagationPolicy selects. */
+function labelled(name: string, pair: number): ReturnType<typeof demoDeployment> {
+  const d = demoDeployment(name, 2, NAMESPACE);
+  d.metadata = {
+    ...d.metadata,
+    labels: { ...d.metadata?.labels, [LABEL]: 'scale', [PAIR_LABEL]: String(pair) },
+  };
+  return d;
+}
+
+function pairPolicy(p: number): PropagationPolicy {
+  const [a, b] = pairOf(p);
+  return {
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'PropagationPolicy',
+    metadata: { name: `scale-${p}`, namespace: NAMESPACE },
+    spec: {
+      resourceSelectors: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          labelSelector: { matchLabels: { [LABEL]: 'scale', [PAIR_LABEL]: String(p) } },
+        },
+      ],
+      placement: dividedByStaticWeights({ [a]: 1, [b]: 1 }),
+      failover: { cluster: { purgeMode: 'Gracefully' } },
+    },
+  };
+}
+
+interface Context {
+  readonly fed: FailoverFederation;
+  readonly members: SimulatedMembers;
+  readonly memory: MemorySampler;
+  readonly url: string;
+}
+
+async function setup(ctx: Context): Promise<void> {
+  const { fed, members, url } = ctx;
+  const startedAt = performance.now();
+  // Room for every copy, a lost neighbour's included, whatever the ratio of bindings to members.
+  const pods = Math.max(10_000, Math.ceil((8 * BINDINGS) / MEMBERS));
+  await inParallel(MEMBERS, (i) => members.register(memberName(i), pods));
+  const registered = since(startedAt);
+  await inParallel(MEMBERS, (p) => fed.policies.create(pairPolicy(p)));
+  const before = await totals(url);
+  const createdAt = performance.now();
+  await inParallel(BINDINGS, (i) =>
+    fed.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: labelled(appName(i), i % MEMBERS) }),
+  );
+  const created = since(createdAt);
+  log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
+  const from = { from: createdAt, pauseMs: 1_000 };
+  const scheduled = await until('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
+  const works = await until('Works', () => countWorks(fed), 2 * BINDINGS, from);
+  const idle = await waitForIdle(url, createdAt);
+  const after = await totals(url);
+  print(
+    `setup bindings=${BINDINGS} members=${MEMBERS} clusters_registered_s=${secs(registered)} ` +
+      `creates_s=${secs(created)} scheduled_s=${secs(scheduled)} works_s=${secs(works)} idle_s=${secs(idle)} ` +
+      `bindings_per_s=${(BINDINGS / works).toFixed(1)} ` +
+      `reconciles_per_binding=${((after.reconciles - before.reconciles) / BINDINGS).toFixed(1)} ` +
+      `controlplane_cpu_s=${secs(after.cpu - before.cpu)}`,
+  );
+}
+
+async function memory(ctx: Context): Promise<void> {
+  const { fed, memory: sampler, url } = ctx;
+  const startedAt = performance.now();
+  // Five samples over 8 s once idle: the settled figure, not a moment of garbage.
+  const samples: { rss: number; heap: number }[] = [];
+  for (let i = 0; i < 5; i++) {
+    const s = await sampler.sample(url);
+    if (s !== undefined) samples.push(s);
+    if (i < 4) await sleep(2_000);
+  }
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const apiRss = metric(await apiServerMetrics(fed), 'process_resident_memory_bytes') ?? 0;
+  print(
+    `memory controlplane_rss_mib=${mib(median(samples.map((s) => s.rss)))} ` +
+      `controlplane_heap_mib=${mib(median(samples.map((s) => s.heap)))} ` +
+      `controlplane_peak_rss_mib=${mib(sampler.peakRss)} kube_apiserver_rss_mib=${mib(apiRss)} ` +
+      `phase_s=${secs(since(startedAt))}`,
+  );
+}
+
+/** From a start: /readyz 200 and the first reconcile the new process counts; seconds each. */
+async function firstSigns(url: string, from: number): Promise<{ ready: number; reconcile: number }> {
+  let ready: number | undefined;
+  let reconcile: number | undefined;
+  while (ready === undefined || reconcile === undefined) {
+    if (ready === undefined) {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+      if (res?.status === 200) ready = since(from);
+    }
+    if (reconcile === undefined) {
+      const text = await metricsText(url);
+      const n =
+        text === undefined ? 0 : (metric(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0);
+      if (n > 0) reconcile = since(from);
+    }
+    if (performance.now() - from > PHASE_TIMEOUT_MS) throw new Error('the control plane never got ready');
+    await sleep(100);
+  }
+  return { ready, reconcile };
+}
+
+/** A Deployment created now: seconds until its binding is scheduled and until both its Works exist. */
+async function probeDecision(fed: FailoverFederation): Promise<{ scheduled: number; works: number }> {
+  const pair = MEMBERS > 2 ? 1 : 0;
+  const at = performance.now();
+  await fed.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: labelled(PROBE, pair) });
+  const wanted = pairOf(pair)
+    .map((c) => `${c}:1`)
+    .sort()
+    .join(',');
+  const binding = async (): Promise<number> => {
+    const b = await fed.bindings.find(`${NAMESPACE}/${PROBE}-deployment`);
+    return b !== undefined && placementOf(b) === wanted ? 1 : 0;
+  };
+  const scheduled = await until('probe binding scheduled', binding, 1, { from: at, pauseMs: 100 });
+  const work = workNameFor('deployment', PROBE, NAMESPACE);
+  const works = async (): Promise<number> => {
+    const found = await Promise.all(pairOf(pair).map((c) => fed.works.find(`karmada-es-${c}/${work}`)));
+    return found.filter((w) => w !== undefined).length;
+  };
+  const worksSeconds = await until('probe Works', works, 2, { from: at, pauseMs: 100 });
+  return { scheduled, works: worksSeconds };
+}
+
+async function restart(ctx: Context): Promise<void> {
+  const { fed, memory: sampler, url } = ctx;
+  const writesBefore = apiWrites(await apiServerMetrics(fed));
+  const stoppingAt = performance.now();
+  await fed.controlPlaneProcess.stop();
+  const stopped = since(stoppingAt);
+  sampler.reset();
+  const startAt = performance.now();
+  await fed.controlPlaneProcess.start();
+  const signs = await firstSigns(url, startAt);
+  const fromReady = performance.now();
+  const probe = await probeDecision(fed);
+  const idle = await waitForIdle(url, startAt);
+  const after = await totals(url);
+  const writes = apiWrites(await apiServerMetrics(fed));
+  const delta = [...writes]
+    .map(([k, v]): [string, number] => [k, v - (writesBefore.get(k) ?? 0)])
+    // The simulated members' Lease renewals are this process's, not the control plane's.
+    .filter(([k, v]) => v > 0 && !k.includes(' leases '))
+    .sort((a, b) => b[1] - a[1]);
+  for (const [k, v] of delta) log(`api writes over the restart ${k}: ${v}`);
+  const rss = (await sampler.sample(url))?.rss ?? 0;
+  const readyOffset = (fromReady - startAt) / 1000;
+  print(
+    `restart stop_s=${secs(stopped)} readyz_s=${secs(signs.ready)} first_reconcile_s=${secs(signs.reconcile)} ` +
+      `new_binding_scheduled_s=${secs(readyOffset + probe.scheduled)} new_works_s=${secs(readyOffset + probe.works)} ` +
+      `idle_s=${secs(idle)} reconciles=${after.reconciles} controlplane_cpu_s=${secs(after.cpu)} ` +
+      `api_writes=${delta.reduce((n, [, v]) => n + v, 0)} rss_mib=${mib(rss)} peak_rss_mib=${mib(sampler.peakRss)}`,
+  );
+}
+
+/** Names of the bindings placed (partly) on `cluster`. */
+async function bindingsOn(fed: FailoverFederation, cluster: string): Promise<string[]> {
+  const names: string[] = [];
+  await forEachListed(fed.bindings, NAMESPACE, (b) => {
+    if ((b.spec.clusters ?? []).some((c) => c.name === cluster)) names.push(b.metadata.name ?? '');
+  });
+  return names;
+}
+
+/** How many of the named bindings still have `cluster` in their placement. */
+async function stillOn(fed: FailoverFederation, names: readonly string[], cluster: string): Promise<number> {
+  // A few thousand are read one by one, faster than a full list; more, by listing.
+  if (names.length > 2_000) return (await bindingsOn(fed, cluster)).length;
+  let n = 0;
+  await inParallel(names.length, async (i) => {
+    const b = await fed.bindings.find(`${NAMESPACE}/${names[i] ?? ''}`);
+    if ((b?.spec.clusters ?? []).some((c) => c.name === cluster)) n++;
+  });
+  return n;
+}
+
+async function lost(ctx: Context): Promise<void> {
+  const { fed, members, url } = ctx;
+  const lostMember = memberName(0);
+  const on = await bindingsOn(fed, lostMember);
+  const before = await totals(url);
+  const failedAt = performance.now();
+  await members.setCondition(lostMember, {
+    type: 'Ready',
+    status: 'False',
+    reason: 'ClusterNotReachable',
+    message: 'cluster is not reachable',
+  });
+  let first: number | undefined;
+  const remaining = async (): Promise<number> => {
+    const n = await stillOn(fed, on, lostMember);
+    if (n < on.length) first ??= since(failedAt);
+    return on.length - n;
+  };
+  const all = await until(`bindings off ${lostMember}`, remaining, on.length, {
+    from: failedAt,
+    pauseMs: 100,
+  });
+  const idle = await waitForIdle(url, failedAt);
+  const after = await totals(url);
+  print(
+    `lost member=${lostMember} bindings_on_it=${on.length} first_moved_s=${secs(first ?? all)} ` +
+      `all_moved_s=${secs(all)} bindings_per_s=${(on.length / all).toFixed(1)} idle_s=${secs(idle)} ` +
+      `controlplane_cpu_s=${secs(after.cpu - before.cpu)}`,
+  );
+}
+
+const benchStartedAt = performance.now();
+const fed = await startFailoverFederation({
+  members: 0,
+  agents: false,
+  timing: { taintHoldSeconds: 0, monitorGraceSeconds: MONITOR_GRACE_SECONDS },
+  logLevel: 'warn',
+  // This process plays the agents: it should not also carry the control plane's traffic.
+  proxies: false,
+});
+const ctx: Context = {
+  fed,
+  members: new SimulatedMembers(fed.controlPlaneKubeConfig(), {
+    renewIntervalMs: RENEW_INTERVAL_MS,
+    leaseDurationSeconds: LEASE_SECONDS,
+  }),
+  memory: new MemorySampler(fed.controlPlaneUrl),
+  url: fed.controlPlaneUrl,
+};
+try {
+  log(`federation up in ${secs(since(benchStartedAt))} s`);
+  await setup(ctx);
+  await memory(ctx);
+  await restart(ctx);
+  await lost(ctx);
+  print(
+    `bench total_s=${secs(since(benchStartedAt))} bench_peak_rss_mib=${mib(process.resourceUsage().maxRSS * 1024)}`,
+  );
+} finally {
+  ctx.memory.stop();
+  ctx.members.stop();
+  await fed.destroy();
+}
