@@ -78,6 +78,7 @@ describe('toClusterView', () => {
       zones: [],
       taints: [],
       apis: new Set(),
+      apiListComplete: false,
       deleting: false,
       capacity: undefined,
     });

@@ -3,6 +3,7 @@
  * taints, served APIs and free capacity. Filters, scorers and the estimator see only this.
  */
 import {
+  hasCompleteAPIList,
   parseMilli,
   wholeUnits,
   type APIEnablement,
@@ -36,6 +37,11 @@ export interface ClusterView {
   readonly taints: readonly Taint[];
   /** `<groupVersion>/<kind>` of every resource in `status.apiEnablements`. */
   readonly apis: ReadonlySet<string>;
+  /**
+   * `CompleteAPIEnablements` is True: a type missing from `apis` is not served. Otherwise the
+   * list may be partial and a missing type is unknown (see `apiEnablementOf` in @kf/api).
+   */
+  readonly apiListComplete: boolean;
   /** The cluster has a deletion timestamp: the scheduler skips it and moves workloads away. */
   readonly deleting: boolean;
   /** Undefined when the cluster reports no resource summary (estimated capacity 0). */
@@ -58,6 +64,7 @@ export function toClusterView(cluster: Cluster): ClusterView {
     zones: zonesOf(spec),
     taints: spec.taints ?? [],
     apis: apisOf(status?.apiEnablements ?? []),
+    apiListComplete: hasCompleteAPIList(status),
     deleting: metadata.deletionTimestamp !== undefined,
     capacity: capacityOf(status?.resourceSummary),
   };

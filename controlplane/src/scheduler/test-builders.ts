@@ -23,6 +23,8 @@ export interface ClusterOptions {
   readonly taints?: readonly Taint[];
   /** `<apiVersion>/<kind>` served; default `apps/v1/Deployment`. */
   readonly apis?: readonly string[];
+  /** Whether the agent reported its API list complete (CompleteAPIEnablements True); default true. */
+  readonly apiListComplete?: boolean;
   /** Free pod slots (= replicas it can take without requests); default 100. */
   readonly pods?: number;
   /** Replaces the pods-only summary; `null` removes the summary. */
@@ -51,6 +53,15 @@ export function clusterObject(name: string, o: ClusterOptions = {}): Cluster {
     },
     status: {
       apiEnablements: enablements(o.apis ?? ['apps/v1/Deployment']),
+      conditions: [
+        {
+          type: 'CompleteAPIEnablements',
+          status: o.apiListComplete === false ? 'False' : 'True',
+          reason: o.apiListComplete === false ? 'Partial' : 'Complete',
+          message: '',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
       ...optional('resourceSummary', summary),
     },
   };

@@ -8,6 +8,7 @@ export * from './policy.ts';
 export * from './taint-policy.ts';
 export * from './remedy.ts';
 export * from './interpreter.ts';
+export * from './api-enablement.ts';
 export * from './networking.ts';
 export * from './workload-rebalancer.ts';
 export * from './well-known.ts';

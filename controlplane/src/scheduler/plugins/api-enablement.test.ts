@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attemptFor, binding, cluster } from '../test-builders.ts';
-import { apiEnablement } from './api-enablement.ts';
+import { API_DISABLED_REASON, API_UNKNOWN_REASON, apiEnablement } from './api-enablement.ts';
 
 describe('APIEnablement', () => {
   it.each<[string, readonly string[], Record<string, number>, boolean]>([
@@ -14,6 +14,23 @@ describe('APIEnablement', () => {
     expect(fit).toEqual(
       ok ? { ok: true } : { ok: false, reason: 'cluster(s) did not have the API resource' },
     );
+  });
+
+  it.each<[string, boolean, string]>([
+    ['a complete list: the API is not served', true, API_DISABLED_REASON],
+    [
+      'a partial list: whether it is served is unknown, and the cluster is still left out',
+      false,
+      API_UNKNOWN_REASON,
+    ],
+  ])('an unlisted API, %s', (_name, complete, reason) => {
+    const c = cluster('m1', { apis: ['v1/ConfigMap'], apiListComplete: complete });
+    expect(apiEnablement.filter(attemptFor(binding()), c)).toEqual({ ok: false, reason });
+  });
+
+  it('a listed API passes whether the list is complete or not', () => {
+    const c = cluster('m1', { apis: ['apps/v1/Deployment'], apiListComplete: false });
+    expect(apiEnablement.filter(attemptFor(binding()), c)).toEqual({ ok: true });
   });
 
   it('matches core resources by version and kind', () => {
