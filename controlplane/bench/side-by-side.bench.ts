@@ -2,6 +2,7 @@
  * The same failover under both control planes, on this machine:
  *
  *   node controlplane/bench/side-by-side.bench.ts [--bindings=200,1000] [--karmada-eviction-rate=50]
+ *       [--only=project|karmada]
  *
  * For each size: two members, each with a KWOK node and the project's agent (same flags and
  * timings on both sides: status and Lease every second, monitor grace 5 s); `bindings`
@@ -48,6 +49,8 @@ const { values: args } = parseArgs({
       type: 'string',
       default: process.env['KF_BENCH_KARMADA_EVICTION_RATE'] ?? '50',
     },
+    /** `project` or `karmada` to run one side only (no ratios). */
+    only: { type: 'string', default: process.env['KF_BENCH_ONLY'] ?? '' },
   },
 });
 const SIZES = args.bindings.split(',').map(Number);
@@ -219,16 +222,26 @@ async function measure(start: () => Promise<Side>, count: number): Promise<Timel
 const seconds = (ms: number): string => (ms / 1000).toFixed(1).padStart(7);
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`.padStart(7);
 
+const NOT_RUN: Timeline = { unknownMs: Number.NaN, noExecuteMs: Number.NaN, movedMs: Number.NaN };
+
+async function measureSide(name: 'project' | 'karmada', count: number): Promise<Timeline> {
+  if (args.only !== '' && args.only !== name) return NOT_RUN;
+  const t = await measure(name === 'project' ? projectSide : karmadaSide, count);
+  log(`${name}, ${count} bindings: moved in ${seconds(t.movedMs).trim()} s`);
+  return t;
+}
+
 const rows: string[] = [];
 for (const count of SIZES) {
-  const project = await measure(projectSide, count);
-  log(`karmada-failover, ${count} bindings: moved in ${seconds(project.movedMs).trim()} s`);
-  const karmada = await measure(karmadaSide, count);
-  log(`Karmada, ${count} bindings: moved in ${seconds(karmada.movedMs).trim()} s`);
+  const project = await measureSide('project', count);
+  const karmada = await measureSide('karmada', count);
+  const row = (label: string, pick: (t: Timeline) => number, first: boolean) =>
+    `${(first ? String(count) : '').padStart(8)}  ${label.padEnd(12)} ${seconds(pick(karmada))} ` +
+    `${seconds(pick(project))} ${ratio(pick(karmada), pick(project))}`;
   rows.push(
-    `${String(count).padStart(8)}  ${'to Unknown'.padEnd(12)} ${seconds(karmada.unknownMs)} ${seconds(project.unknownMs)} ${ratio(karmada.unknownMs, project.unknownMs)}`,
-    `${''.padStart(8)}  ${'to NoExecute'.padEnd(12)} ${seconds(karmada.noExecuteMs)} ${seconds(project.noExecuteMs)} ${ratio(karmada.noExecuteMs, project.noExecuteMs)}`,
-    `${''.padStart(8)}  ${'all moved'.padEnd(12)} ${seconds(karmada.movedMs)} ${seconds(project.movedMs)} ${ratio(karmada.movedMs, project.movedMs)}`,
+    row('to Unknown', (t) => t.unknownMs, true),
+    row('to NoExecute', (t) => t.noExecuteMs, false),
+    row('all moved', (t) => t.movedMs, false),
   );
 }
 process.stdout.write(
