@@ -30,7 +30,8 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import type { PropagationPolicy, ResourceBinding, Work } from '@kf/api';
-import type { ResourceClient } from '@kf/kube';
+import { ResourceClient } from '@kf/kube';
+import type { V1Deployment } from '@kubernetes/client-node';
 import {
   SimulatedMembers,
   demoDeployment,
@@ -261,7 +262,7 @@ function apiWrites(text: string): Map<string, number> {
 }
 
 /** A Deployment of 2 replicas that pair `pair`'s PropagationPolicy selects. */
-function labelled(name: string, pair: number): ReturnType<typeof demoDeployment> {
+function labelled(name: string, pair: number): V1Deployment {
   const d = demoDeployment(name, 2, NAMESPACE);
   d.metadata = {
     ...d.metadata,
@@ -292,13 +293,15 @@ function pairPolicy(p: number): PropagationPolicy {
 
 interface Context {
   readonly fed: FailoverFederation;
+  /** Deployments through one connection pool: a client per request would grow this process. */
+  readonly deployments: ResourceClient<V1Deployment>;
   readonly members: SimulatedMembers;
   readonly memory: MemorySampler;
   readonly url: string;
 }
 
 async function setup(ctx: Context): Promise<void> {
-  const { fed, members, url } = ctx;
+  const { fed, members, url, deployments } = ctx;
   const startedAt = performance.now();
   // Room for every copy, a lost neighbour's included, whatever the ratio of bindings to members.
   const pods = Math.max(10_000, Math.ceil((8 * BINDINGS) / MEMBERS));
@@ -307,9 +310,7 @@ async function setup(ctx: Context): Promise<void> {
   await inParallel(MEMBERS, (p) => fed.policies.create(pairPolicy(p)));
   const before = await totals(url);
   const createdAt = performance.now();
-  await inParallel(BINDINGS, (i) =>
-    fed.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: labelled(appName(i), i % MEMBERS) }),
-  );
+  await inParallel(BINDINGS, (i) => deployments.create(labelled(appName(i), i % MEMBERS)));
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
   const from = { from: createdAt, pauseMs: 1_000 };
@@ -368,10 +369,11 @@ async function firstSigns(url: string, from: number): Promise<{ ready: number; r
 }
 
 /** A Deployment created now: seconds until its binding is scheduled and until both its Works exist. */
-async function probeDecision(fed: FailoverFederation): Promise<{ scheduled: number; works: number }> {
+async function probeDecision(ctx: Context): Promise<{ scheduled: number; works: number }> {
+  const { fed, deployments } = ctx;
   const pair = MEMBERS > 2 ? 1 : 0;
   const at = performance.now();
-  await fed.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: labelled(PROBE, pair) });
+  await deployments.create(labelled(PROBE, pair));
   const wanted = pairOf(pair)
     .map((c) => `${c}:1`)
     .sort()
@@ -401,7 +403,7 @@ async function restart(ctx: Context): Promise<void> {
   await fed.controlPlaneProcess.start();
   const signs = await firstSigns(url, startAt);
   const fromReady = performance.now();
-  const probe = await probeDecision(fed);
+  const probe = await probeDecision(ctx);
   const idle = await waitForIdle(url, startAt);
   const after = await totals(url);
   const writes = apiWrites(await apiServerMetrics(fed));
@@ -484,6 +486,13 @@ const fed = await startFailoverFederation({
 });
 const ctx: Context = {
   fed,
+  deployments: new ResourceClient<V1Deployment>(fed.controlPlaneKubeConfig(), {
+    group: 'apps',
+    version: 'v1',
+    plural: 'deployments',
+    namespaced: true,
+    kind: 'Deployment',
+  }),
   members: new SimulatedMembers(fed.controlPlaneKubeConfig(), {
     renewIntervalMs: RENEW_INTERVAL_MS,
     leaseDurationSeconds: LEASE_SECONDS,
