@@ -41,6 +41,7 @@ import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { labelsToInject, planStateCapture } from '../../state-preservation/preserved-state.ts';
+import { WrittenWorks } from './written-works.ts';
 import {
   clusterOfWork,
   desiredWork,
@@ -75,6 +76,10 @@ interface Ctx {
 }
 
 export function bindingController(deps: BindingControllerDeps): ControllerSpec {
+  const written = new WrittenWorks();
+  deps.works.onEvent((type, w) => {
+    written.observed(keyOf(w), type === 'DELETED' ? undefined : w.metadata.resourceVersion);
+  });
   return {
     name: 'binding',
     sources: [
@@ -85,7 +90,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
       }),
       keysFrom(deps.templates, bindingKeyOfTemplate),
     ],
-    async reconcile(key, { log, signal }) {
+    async reconcile(key, { log, signal, now }) {
       const b = getBinding(deps.bindings, key);
       if (b === undefined) return converged();
       const works = worksOfBinding(deps.works.list(), b, key);
@@ -113,7 +118,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
       const r = b.spec.resource;
       const template = deps.templates.get(r.apiVersion, r.kind, joinKey(r.namespace, r.name));
       if (template === undefined) return converged(); // gone: the detector removes the binding
-      return syncWorks(deps, { key, b, template, works }, { log, signal });
+      return syncWorks(deps, { key, b, template, works }, { log, signal, written, nowMs: now() });
     },
   };
 }
@@ -124,38 +129,80 @@ interface Target {
   readonly works: readonly Work[];
 }
 
+interface SyncCtx extends Ctx {
+  /** Works just written, left alone until the cache shows the write (see written-works.ts). */
+  readonly written: WrittenWorks;
+  readonly nowMs: number;
+}
+
+/** What syncing one Work did: wrote it, had nothing to do, waits, or is held back for `heldMs`. */
+type WorkSync =
+  | { readonly kind: 'written' | 'unchanged' | 'waitForDeletion' }
+  | { readonly kind: 'held'; readonly heldMs: number }
+  | { readonly kind: 'failed'; readonly err: unknown };
+
+async function syncWork(
+  deps: BindingControllerDeps,
+  wanted: Work,
+  existing: Work | undefined,
+  ctx: SyncCtx,
+): Promise<WorkSync> {
+  const workKey = keyOf(wanted);
+  const heldMs = ctx.written.heldForMs(workKey, ctx.nowMs);
+  if (heldMs > 0) return { kind: 'held', heldMs };
+  const plan = planWorkWrite(wanted, existing);
+  if (plan === undefined) return { kind: 'unchanged' };
+  if (plan.kind === 'WaitForDeletion') return { kind: 'waitForDeletion' };
+  try {
+    await writeWork(deps.workClient, plan, ctx.signal);
+    ctx.written.wrote(workKey, existing?.metadata.resourceVersion, ctx.nowMs);
+    return { kind: 'written' };
+  } catch (err: unknown) {
+    return { kind: 'failed', err };
+  }
+}
+
 /** Creates or updates the Work of every target cluster; failures do not stop the others. */
 async function syncWorks(
   deps: BindingControllerDeps,
   target: Target & { readonly template: ResourceTemplate },
-  ctx: Ctx,
+  ctx: SyncCtx,
 ): ReturnType<ControllerSpec['reconcile']> {
   const { key, b, template } = target;
   const byKey = new Map(target.works.map((w) => [keyOf(w), w]));
   const failures: WorkFailure[] = [];
   let written = 0;
-  let waiting = false;
+  let recheckMs: number | undefined;
   const targets = targetClusters(b);
   const names = targets.map((c) => c.name);
   for (const c of targets) {
     const inject =
       deps.statefulFailoverInjection === true ? labelsToInject(b.spec, names, c.name) : undefined;
     const wanted = withWorkloadLabels(desiredWork(key, b, template, c), inject);
-    const plan = planWorkWrite(wanted, byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)));
-    if (plan?.kind === 'WaitForDeletion') waiting = true;
-    if (plan === undefined || plan.kind === 'WaitForDeletion') continue;
-    try {
-      await writeWork(deps.workClient, plan, ctx.signal);
-      written++;
-    } catch (err: unknown) {
-      ctx.log.warn({ err, cluster: c.name }, 'could not write Work');
-      failures.push({ cluster: c.name, err });
+    const result = await syncWork(
+      deps,
+      wanted,
+      byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)),
+      ctx,
+    );
+    if (result.kind === 'written') written++;
+    if (result.kind === 'failed') {
+      ctx.log.warn({ err: result.err, cluster: c.name }, 'could not write Work');
+      failures.push({ cluster: c.name, err: result.err });
     }
+    // A Work still deleting is recreated once it is gone; a held one is looked at again once the
+    // cache shows the write (its event brings the binding back) or at the latest when it is let go.
+    const again =
+      result.kind === 'waitForDeletion'
+        ? DIRECT_PURGE_RECHECK_MS
+        : result.kind === 'held'
+          ? result.heldMs
+          : undefined;
+    if (again !== undefined) recheckMs = Math.min(recheckMs ?? again, again);
   }
   reportSync(deps, target, failures, written);
   if (written > 0) ctx.log.info({ written }, 'Works synced');
-  // A Work still deleting is recreated once it is gone.
-  return waiting ? recheckIn(DIRECT_PURGE_RECHECK_MS) : converged();
+  return recheckMs === undefined ? converged() : recheckIn(recheckMs);
 }
 
 /**
