@@ -172,7 +172,12 @@ async function changeCounter(
   cache.onEvent(() => {
     changes++;
   });
-  return { changes: () => changes, stop: () => { stop.abort(); } };
+  return {
+    changes: () => changes,
+    stop: () => {
+      stop.abort();
+    },
+  };
 }
 
 /** Waits until every work queue of the process has stayed empty for 2 s (the placement settled). */
