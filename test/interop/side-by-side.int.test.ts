@@ -7,25 +7,21 @@
  * nothing is acted on by both sides (Karmada's controller-manager never writes the Cluster, and the
  * eviction is one task written once).
  */
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORE_EVENT_RESOURCE, ResourceClient, type CoreEvent } from '@kf/kube';
 import {
-  CONTROLPLANE_MAIN,
   DEFAULT_FAILOVER_TIMING,
-  ManagedProcess,
   REPO_ROOT,
   applyDefaultTaintPolicy,
   controlPlaneFlags,
   eventually,
-  freePort,
+  runControlPlane,
   KarmadaFederation,
   NOT_READY_NO_EXECUTE,
+  type ManagedProcess,
 } from '@kf/testing';
-
-const execFileAsync = promisify(execFile);
 
 /** Karmada's controllers that the project replaces (its taint manager stays off, as by default). */
 const KARMADA_CONTROLLERS_BESIDE =
@@ -49,28 +45,14 @@ beforeAll(async () => {
   });
   const cp = peer.karmada.cluster;
   await applyDefaultTaintPolicy(cp, DEFAULT_FAILOVER_TIMING.taintHoldSeconds);
-  const port = await freePort();
-  controlPlane = new ManagedProcess({
-    name: 'controlplane',
-    command: process.execPath,
-    args: [
-      CONTROLPLANE_MAIN,
-      'run',
-      `--kubeconfig=${cp.kubeconfigPath}`,
-      `--metrics-bind-address=127.0.0.1:${port}`,
-      `--health-probe-bind-address=127.0.0.1:${port}`,
-      ...controlPlaneFlags(DEFAULT_FAILOVER_TIMING),
-      PROJECT_CONTROLLERS_BESIDE,
-    ],
-    logDir: join(peer.karmada.runDir, 'logs'),
-    env: { KUBECONFIG: '' },
+  await runControlPlane({
+    kubeconfig: cp.kubeconfigPath,
+    runDir: peer.karmada.runDir,
+    flags: [...controlPlaneFlags(DEFAULT_FAILOVER_TIMING), PROJECT_CONTROLLERS_BESIDE],
+    onStarted: (p) => {
+      controlPlane = p;
+    },
   });
-  await controlPlane.start();
-  await eventually(
-    'the control plane ready',
-    async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
-    60_000,
-  );
 });
 
 afterAll(async () => {
@@ -93,24 +75,16 @@ interface EventRecord {
 
 /** Every Event on Karmada's API server: who emitted it, about what, why, how many times. */
 async function events(): Promise<EventRecord[]> {
-  const cp = peer.karmada.cluster;
-  const { stdout } = await execFileAsync(
-    cp.kubectlPath,
-    cp.kubectlArgs(
-      'get',
-      'events',
-      '-A',
-      '-o',
-      'jsonpath={range .items[*]}{.source.component}|{.involvedObject.kind}/{.involvedObject.name}|{.reason}|{.count}{"\\n"}{end}',
-    ),
-  );
-  return stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const [component = '', object = '', reason = '', count = '1'] = l.split('|');
-      return { component, object, reason, count: Number(count) || 1 };
-    });
+  const { items } = await new ResourceClient<CoreEvent>(
+    peer.karmada.cluster.kubeConfig(),
+    CORE_EVENT_RESOURCE,
+  ).list();
+  return items.map((e) => ({
+    component: e.source?.component ?? '',
+    object: `${e.involvedObject.kind ?? ''}/${e.involvedObject.name}`,
+    reason: e.reason,
+    count: e.count ?? 1,
+  }));
 }
 
 const PROJECT = 'karmada-failover-controlplane';

@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { scriptOutputFolder } from '@kf/testing';
 
 const exec = promisify(execFile);
 
@@ -36,13 +37,10 @@ export async function helmBinary(): Promise<string> {
 /**
  * The folder of the Prometheus Operator's monitoring.coreos.com/v1 CRDs, which
  * scripts/fetch-prometheus-operator-crds.sh generates from the operator's API module (once; cached
- * by version). The folder is the last line of its stdout; its progress goes to stderr.
+ * by version).
  */
-export async function prometheusOperatorCrdDir(): Promise<string> {
-  const { stdout } = await exec('bash', [join(ROOT, 'scripts/fetch-prometheus-operator-crds.sh')], {
-    cwd: ROOT,
-  });
-  return stdout.trim().split('\n').at(-1) ?? '';
+export function prometheusOperatorCrdDir(): Promise<string> {
+  return scriptOutputFolder('fetch-prometheus-operator-crds.sh');
 }
 
 /** `helm template` in karmada-system; a value `@key=path` is set from a file (--set-file), others with --set. */

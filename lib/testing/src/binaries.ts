@@ -30,13 +30,20 @@ export function kubeBinaries(): Promise<KubeBinaries> {
   return cached;
 }
 
+/**
+ * Runs one of the project's idempotent set-up scripts (scripts/<name>: builds or fetches into the
+ * cache, progress on stderr) and returns the last line it prints: the folder it made ready.
+ */
+export async function scriptOutputFolder(name: string): Promise<string> {
+  const { stdout } = await execFileAsync('bash', [join(REPO_ROOT, 'scripts', name)], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.trim().split('\n').at(-1) ?? '';
+}
+
 async function locate(): Promise<KubeBinaries> {
-  let dir = process.env.KF_KUBE_BIN_DIR;
-  if (dir === undefined || dir === '') {
-    const script = join(REPO_ROOT, 'scripts', 'build-kube.sh');
-    const { stdout } = await execFileAsync('bash', [script], { maxBuffer: 64 * 1024 * 1024 });
-    dir = stdout.trim().split('\n').at(-1) ?? '';
-  }
+  const fromEnv = process.env.KF_KUBE_BIN_DIR;
+  const dir = fromEnv === undefined || fromEnv === '' ? await scriptOutputFolder('build-kube.sh') : fromEnv;
   return {
     dir,
     etcd: join(dir, 'etcd'),

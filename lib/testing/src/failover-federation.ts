@@ -397,40 +397,56 @@ async function prepareControlPlane(
   await applyDefaultTaintPolicy(federation.controlPlane, timing.taintHoldSeconds);
 }
 
-interface StartedAgent {
+export interface StartedAgent {
   readonly process: ManagedProcess;
   /** Where its metrics and health endpoints listen. */
   readonly url: string;
 }
 
+/** One member's agent: the project's, or Karmada's karmada-agent, with the harness's timings. */
+export interface AgentProcessSpec {
+  readonly member: LocalCluster;
+  /** The agent's kubeconfig for the Karmada API server (its own identity, maybe via a proxy). */
+  readonly karmadaKubeconfig: string;
+  /** Its kubeconfig for the member (default the member's admin kubeconfig). */
+  readonly memberKubeconfig?: string;
+  /** Logs go to `<runDir>/logs`, the pid to the run's pid file. */
+  readonly runDir: string;
+  /** Run Karmada's karmada-agent instead of the project's (default false). */
+  readonly karmadaAgent?: boolean;
+  readonly extraFlags?: readonly string[];
+}
+
 /**
- * How a member's agent process is started: the project's agent (metrics and health on one port),
- * or Karmada's karmada-agent (two ports; the health port answers /healthz and /readyz).
+ * A member's agent process, not started yet, and where its metrics and health answer: the
+ * project's agent serves both on one port; karmada-agent needs two (the health port answers
+ * /healthz and /readyz) and the member's endpoint for its Cluster.
  */
-async function agentCommand(
-  member: LocalCluster,
-  upstream: ReadonlySet<string>,
-  port: number,
-): Promise<{ command: string; args: string[] }> {
-  if (!upstream.has(member.name)) {
-    return {
-      command: process.execPath,
-      args: [
-        AGENT_MAIN,
-        'run',
-        `--metrics-bind-address=127.0.0.1:${port}`,
-        `--health-probe-bind-address=127.0.0.1:${port}`,
-      ],
-    };
-  }
-  return {
-    command: (await karmadaBinaries()).binary('agent'),
+export async function agentProcess(spec: AgentProcessSpec): Promise<StartedAgent> {
+  const port = await freePort();
+  const { member } = spec;
+  const own = spec.karmadaAgent !== true;
+  const command = own ? process.execPath : (await karmadaBinaries()).binary('agent');
+  const programArgs = own
+    ? [AGENT_MAIN, 'run', `--metrics-bind-address=127.0.0.1:${port}`]
+    : [`--metrics-bind-address=127.0.0.1:${await freePort()}`, `--cluster-api-endpoint=${member.server}`];
+  const agent = new ManagedProcess({
+    name: `agent-${member.name}`,
+    command,
     args: [
-      `--metrics-bind-address=127.0.0.1:${await freePort()}`,
+      ...programArgs,
       `--health-probe-bind-address=127.0.0.1:${port}`,
-      `--cluster-api-endpoint=${member.server}`,
+      `--cluster-name=${member.name}`,
+      `--karmada-kubeconfig=${spec.karmadaKubeconfig}`,
+      `--kubeconfig=${spec.memberKubeconfig ?? member.kubeconfigPath}`,
+      ...FAILOVER_AGENT_FLAGS,
+      ...(spec.extraFlags ?? []),
     ],
-  };
+    logDir: join(spec.runDir, 'logs'),
+    pidFile: join(spec.runDir, PID_FILE),
+    env: { KUBECONFIG: '' },
+  });
+  return { process: agent, url: `http://127.0.0.1:${port}` };
 }
 
 async function startAgents(
@@ -442,41 +458,29 @@ async function startAgents(
   started: ManagedProcess[],
 ): Promise<Map<string, StartedAgent>> {
   const { federation, links } = parts;
-  const extraFlags = parts.opts.agentFlags ?? [];
   const upstream = new Set(parts.opts.karmadaAgents ?? []);
   const cp = federation.controlPlane;
   const agents = new Map<string, StartedAgent>();
   for (const member of federation.members) {
-    const port = await freePort();
-    const karmadaKubeconfig = await links.route(
-      LINK.agentToControlPlane(member.name),
-      await agentKubeconfig(cp, member.name),
-      cp.server,
-    );
-    const memberKubeconfig = await links.route(
-      LINK.agentToMember(member.name),
-      member.kubeconfigPath,
-      member.server,
-    );
-    const { command, args } = await agentCommand(member, upstream, port);
-    const agent = new ManagedProcess({
-      name: `agent-${member.name}`,
-      command,
-      args: [
-        ...args,
-        `--cluster-name=${member.name}`,
-        `--karmada-kubeconfig=${karmadaKubeconfig}`,
-        `--kubeconfig=${memberKubeconfig}`,
-        ...FAILOVER_AGENT_FLAGS,
-        ...extraFlags,
-      ],
-      logDir: join(federation.runDir, 'logs'),
-      pidFile: join(federation.runDir, PID_FILE),
-      env: { KUBECONFIG: '' },
+    const agent = await agentProcess({
+      member,
+      karmadaKubeconfig: await links.route(
+        LINK.agentToControlPlane(member.name),
+        await agentKubeconfig(cp, member.name),
+        cp.server,
+      ),
+      memberKubeconfig: await links.route(
+        LINK.agentToMember(member.name),
+        member.kubeconfigPath,
+        member.server,
+      ),
+      runDir: federation.runDir,
+      karmadaAgent: upstream.has(member.name),
+      extraFlags: parts.opts.agentFlags ?? [],
     });
-    agents.set(member.name, { process: agent, url: `http://127.0.0.1:${port}` });
-    await agent.start();
-    started.push(agent);
+    agents.set(member.name, agent);
+    await agent.process.start();
+    started.push(agent.process);
   }
   return agents;
 }
@@ -492,27 +496,47 @@ async function startControlPlaneProcess(
 ): Promise<{ process: ManagedProcess; url: string }> {
   const { federation, timing, opts } = parts;
   const cp = federation.controlPlane;
+  return runControlPlane({
+    kubeconfig: await parts.links.route(LINK.controlPlane, cp.kubeconfigPath, cp.server),
+    runDir: federation.runDir,
+    flags: [
+      `--log-level=${opts.logLevel ?? 'info'}`,
+      ...controlPlaneFlags(timing),
+      ...(opts.controlPlaneFlags ?? []),
+    ],
+    onStarted: (p) => started.push(p),
+  });
+}
+
+/**
+ * Runs the project's control-plane process against an API server (`<runDir>/logs/controlplane.log`)
+ * and waits for its /readyz; `onStarted` gets the process as soon as it runs, so that a caller can
+ * stop it even when readiness fails.
+ */
+export async function runControlPlane(spec: {
+  readonly kubeconfig: string;
+  readonly runDir: string;
+  readonly flags: readonly string[];
+  readonly onStarted?: (p: ManagedProcess) => void;
+}): Promise<{ process: ManagedProcess; url: string }> {
   const port = await freePort();
-  const kubeconfig = await parts.links.route(LINK.controlPlane, cp.kubeconfigPath, cp.server);
   const controlPlane = new ManagedProcess({
     name: 'controlplane',
     command: process.execPath,
     args: [
       CONTROLPLANE_MAIN,
       'run',
-      `--kubeconfig=${kubeconfig}`,
+      `--kubeconfig=${spec.kubeconfig}`,
       `--metrics-bind-address=127.0.0.1:${port}`,
       `--health-probe-bind-address=127.0.0.1:${port}`,
-      `--log-level=${opts.logLevel ?? 'info'}`,
-      ...controlPlaneFlags(timing),
-      ...(opts.controlPlaneFlags ?? []),
+      ...spec.flags,
     ],
-    logDir: join(federation.runDir, 'logs'),
-    pidFile: join(federation.runDir, PID_FILE),
+    logDir: join(spec.runDir, 'logs'),
+    pidFile: join(spec.runDir, PID_FILE),
     env: { KUBECONFIG: '' },
   });
   await controlPlane.start();
-  started.push(controlPlane);
+  spec.onStarted?.(controlPlane);
   const url = `http://127.0.0.1:${port}`;
   await waitForControlPlaneReady(controlPlane, url);
   return { process: controlPlane, url };

@@ -1,5 +1,5 @@
 export * from './types.ts';
-export { kubeBinaries, REPO_ROOT, type KubeBinaries } from './binaries.ts';
+export { kubeBinaries, scriptOutputFolder, REPO_ROOT, type KubeBinaries } from './binaries.ts';
 export { LocalCluster, type ClusterRole } from './cluster.ts';
 export { installCrds, CRD_DIR } from './crds.ts';
 export {
@@ -27,6 +27,7 @@ export {
   startFailoverFederation,
   applyDefaultTaintPolicy,
   controlPlaneFlags,
+  runControlPlane,
   FailoverFederation,
   DEFAULT_FAILOVER_TIMING,
   FAILOVER_AGENT_FLAGS,

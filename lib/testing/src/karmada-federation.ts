@@ -3,7 +3,6 @@
  * identities as in the project's own federation), and what interop tests and benchmarks read back
  * from both sides.
  */
-import { join } from 'node:path';
 import { AppsV1Api } from '@kubernetes/client-node';
 import {
   clusterKind,
@@ -21,11 +20,10 @@ import {
 import { ResourceClient } from '@kf/kube';
 import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import type { LocalCluster } from './cluster.ts';
-import { AGENT_MAIN, FAILOVER_AGENT_FLAGS } from './failover-federation.ts';
+import { agentProcess } from './failover-federation.ts';
 import { startMember } from './federation.ts';
 import { KarmadaControlPlane, type KarmadaOptions } from './karmada.ts';
-import { freePort } from './ports.ts';
-import { ManagedProcess } from './process.ts';
+import type { ManagedProcess } from './process.ts';
 import { demoDeployment } from './rollout.ts';
 import type { MemberOptions } from './types.ts';
 
@@ -87,23 +85,10 @@ export class KarmadaFederation {
 
   /** Starts the project's agent of a member (again, after killAgent). */
   async startAgent(name: string): Promise<void> {
-    const member = this.member(name);
-    const port = await freePort();
-    const agent = new ManagedProcess({
-      name: `agent-${name}`,
-      command: process.execPath,
-      args: [
-        AGENT_MAIN,
-        'run',
-        `--cluster-name=${name}`,
-        `--karmada-kubeconfig=${await agentKubeconfig(this.karmada.cluster, name)}`,
-        `--kubeconfig=${member.kubeconfigPath}`,
-        `--metrics-bind-address=127.0.0.1:${port}`,
-        `--health-probe-bind-address=127.0.0.1:${port}`,
-        ...FAILOVER_AGENT_FLAGS,
-      ],
-      logDir: join(this.karmada.runDir, 'logs'),
-      env: { KUBECONFIG: '' },
+    const { process: agent } = await agentProcess({
+      member: this.member(name),
+      karmadaKubeconfig: await agentKubeconfig(this.karmada.cluster, name),
+      runDir: this.karmada.runDir,
     });
     await agent.start();
     this.#agents.set(name, agent);

@@ -7,9 +7,9 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from './binaries.ts';
+import { scriptOutputFolder } from './binaries.ts';
 import { LocalCluster } from './cluster.ts';
 import { installCrds } from './crds.ts';
 import { CONTROL_PLANE_NAME, PID_FILE } from './federation.ts';
@@ -38,18 +38,11 @@ export interface KarmadaBinaries {
 
 let located: Promise<KarmadaBinaries> | undefined;
 
-async function lastLineOf(script: string): Promise<string> {
-  const { stdout } = await execFileAsync('bash', [join(REPO_ROOT, 'scripts', script)], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout.trim().split('\n').at(-1) ?? '';
-}
-
 /** Karmada's binaries, CRDs and webhook configuration, built or fetched on first use (cached by version). */
 export function karmadaBinaries(): Promise<KarmadaBinaries> {
   located ??= (async () => {
-    const dir = await lastLineOf('build-karmada.sh');
-    const crdDir = await lastLineOf('fetch-karmada.sh');
+    const dir = await scriptOutputFolder('build-karmada.sh');
+    const crdDir = await scriptOutputFolder('fetch-karmada.sh');
     return {
       dir,
       crdDir,
@@ -91,7 +84,6 @@ export class KarmadaControlPlane {
   readonly runDir: string;
   readonly cluster: LocalCluster;
   readonly #processes = new Map<KarmadaComponent, ManagedProcess>();
-  readonly #health = new Map<KarmadaComponent, string>();
   readonly #ownsRunDir: boolean;
 
   private constructor(runDir: string, cluster: LocalCluster, ownsRunDir: boolean) {
@@ -137,18 +129,6 @@ export class KarmadaControlPlane {
       await karmada.destroy();
       throw err;
     }
-  }
-
-  /** The process of a component, for a test that kills or restarts it. */
-  process(component: KarmadaComponent): ManagedProcess {
-    const p = this.#processes.get(component);
-    if (p === undefined) throw new Error(`karmada-${component} is not running in this control plane`);
-    return p;
-  }
-
-  /** Where a component's log is. */
-  logFile(component: KarmadaComponent): string {
-    return this.process(component).logFile;
   }
 
   async stop(): Promise<void> {
@@ -198,21 +178,22 @@ export class KarmadaControlPlane {
       ...extra,
     ]);
     await p.start();
-    await this.#waitHealthy(component, p, `http://127.0.0.1:${ep.health}/healthz`);
+    const healthz = `http://127.0.0.1:${ep.health}/healthz`;
+    await this.#waitFor(
+      p,
+      `karmada-${component} /healthz`,
+      async () =>
+        (await fetch(healthz, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.status === 200,
+    );
   }
 
-  async #waitHealthy(component: KarmadaComponent, p: ManagedProcess, url: string): Promise<void> {
-    this.#health.set(component, url);
-    await waitUntil(
-      `karmada-${component} ${new URL(url).pathname}`,
-      async () =>
-        (await fetch(url, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.status === 200,
-      {
-        timeoutMs: READY_TIMEOUT_MS,
-        intervalMs: 250,
-        abortIf: () => (p.isRunning() ? undefined : `exited; see ${p.logFile}`),
-      },
-    );
+  /** Waits until `probe` holds, failing at once (with its log) if the component's process exits. */
+  async #waitFor(p: ManagedProcess, what: string, probe: () => Promise<boolean>): Promise<void> {
+    await waitUntil(what, probe, {
+      timeoutMs: READY_TIMEOUT_MS,
+      intervalMs: 250,
+      abortIf: () => (p.isRunning() ? undefined : `exited; see ${p.logFile}`),
+    });
   }
 
   /**
@@ -259,14 +240,10 @@ export class KarmadaControlPlane {
       },
     ]);
     const admin = this.cluster.adminTls;
-    await waitUntil(
+    await this.#waitFor(
+      p,
       `${CLUSTER_API} served through the APIService`,
       async () => (await httpsStatus(`${this.cluster.server}${CLUSTER_API}`, admin)) === 200,
-      {
-        timeoutMs: READY_TIMEOUT_MS,
-        intervalMs: 250,
-        abortIf: () => (p.isRunning() ? undefined : `exited; see ${p.logFile}`),
-      },
     );
   }
 
@@ -274,16 +251,13 @@ export class KarmadaControlPlane {
   async #startWebhook(bins: KarmadaBinaries): Promise<void> {
     const ep = await this.#endpoint();
     const port = await freePort();
-    const certDir = join(this.runDir, 'webhook-certs');
-    await mkdir(certDir, { recursive: true });
     const tls = await this.cluster.servingCert('karmada-webhook', ['localhost']);
-    // controller-runtime's webhook server reads tls.crt / tls.key from its cert dir.
-    await writeFile(join(certDir, 'tls.crt'), await readFile(tls.cert));
-    await writeFile(join(certDir, 'tls.key'), await readFile(tls.key));
     const p = this.#process(bins, 'webhook', [
       '--bind-address=127.0.0.1',
       `--secure-port=${port}`,
-      `--cert-dir=${certDir}`,
+      `--cert-dir=${dirname(tls.cert)}`,
+      `--tls-cert-file-name=${basename(tls.cert)}`,
+      `--tls-private-key-file-name=${basename(tls.key)}`,
       `--metrics-bind-address=127.0.0.1:${ep.port}`,
       `--health-probe-bind-address=127.0.0.1:${ep.health}`,
       '--allow-no-execute-taint-policy=true',
@@ -292,14 +266,10 @@ export class KarmadaControlPlane {
     await p.start();
     // karmada-webhook registers no health checks: it is up once its TLS port answers (with the CA
     // the configuration below gives the API server, so the certificate is checked too).
-    await waitUntil(
+    await this.#waitFor(
+      p,
       'karmada-webhook serving TLS',
       async () => (await httpsStatus(`https://localhost:${port}/`, this.cluster.adminTls)) > 0,
-      {
-        timeoutMs: READY_TIMEOUT_MS,
-        intervalMs: 250,
-        abortIf: () => (p.isRunning() ? undefined : `exited; see ${p.logFile}`),
-      },
     );
     const caBundle = Buffer.from(await this.cluster.caPem()).toString('base64');
     const config = (await readFile(bins.webhookConfiguration, 'utf8'))

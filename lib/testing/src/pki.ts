@@ -64,20 +64,32 @@ export async function ensureClusterPki(dir: string): Promise<ClusterPki> {
     dir,
   );
   const ext = join(dir, 'serving.ext');
-  await writeFile(
-    ext,
-    [
-      'basicConstraints=CA:FALSE',
-      'keyUsage=digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc',
-      '',
-    ].join('\n'),
-  );
+  await writeServingExtension(ext, [
+    'IP:127.0.0.1',
+    'IP:10.96.0.1',
+    'DNS:localhost',
+    'DNS:kubernetes',
+    'DNS:kubernetes.default',
+    'DNS:kubernetes.default.svc',
+  ]);
   await issue(pki, { cn: 'kube-apiserver', extFile: ext, cert: pki.servingCert, key: pki.servingKey });
   await openssl(['genrsa', '-out', pki.serviceAccountKey, '2048'], dir);
   await openssl(['rsa', '-in', pki.serviceAccountKey, '-pubout', '-out', pki.serviceAccountPub], dir);
   return pki;
+}
+
+/** The x509 extensions of a server certificate for the given subject alternative names. */
+async function writeServingExtension(path: string, sans: readonly string[]): Promise<void> {
+  await writeFile(
+    path,
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth',
+      `subjectAltName=${sans.join(',')}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 interface IssueRequest {
@@ -143,17 +155,7 @@ export async function issueServingCert(
   const paths = { cert: `${base}.crt`, key: `${base}.key` };
   if (await exists(paths.cert)) return paths;
   const ext = `${base}.ext`;
-  const sans = ['IP:127.0.0.1', ...dnsNames.map((d) => `DNS:${d}`)].join(',');
-  await writeFile(
-    ext,
-    [
-      'basicConstraints=CA:FALSE',
-      'keyUsage=digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      `subjectAltName=${sans}`,
-      '',
-    ].join('\n'),
-  );
+  await writeServingExtension(ext, ['IP:127.0.0.1', ...dnsNames.map((d) => `DNS:${d}`)]);
   await issue(pki, { cn: name, extFile: ext, ...paths });
   return paths;
 }

@@ -23,8 +23,8 @@ import {
   getBinding,
   isClusterBindingKey,
   type BindingStore,
+  recordOnBinding,
 } from '../../bindings.ts';
-import { recordOnBinding } from '../../bindings.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
   evictionPatch,

@@ -17,8 +17,8 @@ import {
   getBinding,
   worksOfBinding,
   type BindingStore,
+  recordOnBinding,
 } from '../../bindings.ts';
-import { recordOnBinding } from '../../bindings.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { aggregate, type Aggregation } from './aggregate.ts';

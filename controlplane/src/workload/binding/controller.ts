@@ -35,8 +35,8 @@ import {
   isClusterBindingKey,
   worksOfBinding,
   type BindingStore,
+  recordOnBinding,
 } from '../../bindings.ts';
-import { recordOnBinding } from '../../bindings.ts';
 import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';

@@ -31,8 +31,13 @@ import { toClusterView } from '../../scheduler/cluster-view.ts';
 import { nextUnblockInMs } from '../../scheduler/plugins/eviction-history.ts';
 import { scheduleBinding, type SchedulerOptions } from '../../scheduler/schedule.ts';
 import { decideScheduling } from '../../scheduler/trigger.ts';
-import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
-import { recordOnBinding } from '../../bindings.ts';
+import {
+  allBindings,
+  bindingClient,
+  getBinding,
+  type BindingStore,
+  recordOnBinding,
+} from '../../bindings.ts';
 import { clustersToMatch, isAffectedBy, isForScheduler, isSchedulingEvent } from './intake.ts';
 import { describePass, planSchedulingWrites } from './scheduling-writes.ts';
 
