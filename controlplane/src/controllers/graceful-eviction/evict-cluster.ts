@@ -5,11 +5,13 @@
  */
 import type { GracefulEvictionTask, ResourceBindingSpec } from '@kf/api';
 
-/** What the producer says about the eviction; `fromCluster` and `replicas` are filled in here. */
-export type EvictionTaskOptions = Omit<
-  GracefulEvictionTask,
-  'fromCluster' | 'replicas' | 'creationTimestamp'
->;
+/**
+ * What the producer says about the eviction; `fromCluster` and `replicas` are filled in here.
+ * A producer may stamp `creationTimestamp` itself: the taint manager does, since a cluster failure
+ * evicts many bindings at once and a task written without one costs each binding a second write
+ * when the graceful eviction controller stamps it.
+ */
+export type EvictionTaskOptions = Omit<GracefulEvictionTask, 'fromCluster' | 'replicas'>;
 
 export interface GracefulEvictionPlan<S extends ResourceBindingSpec> {
   /** The binding spec after the eviction (the input itself when nothing changes). */
@@ -23,8 +25,7 @@ export interface GracefulEvictionPlan<S extends ResourceBindingSpec> {
 /**
  * As upstream: a cluster not in `spec.clusters` changes nothing; otherwise it is removed from
  * `spec.clusters`, and a task `{fromCluster, replicas (when > 0), ...options}` is appended unless a
- * task for that cluster already exists (the cluster is still removed). `creationTimestamp` is left
- * for the graceful eviction controller to stamp.
+ * task for that cluster already exists (the cluster is still removed).
  */
 export function planGracefulEviction<S extends ResourceBindingSpec>(
   spec: S,

@@ -10,7 +10,15 @@
  * Requeued at the earliest toleration deadline, when the next token arrives, and every 10s while
  * paused.
  */
-import { eventReasons, evictionProducers, evictionReasons, taintEffects, type Taint } from '@kf/api';
+import {
+  eventReasons,
+  evictionProducers,
+  evictionReasons,
+  formatTime,
+  taintEffects,
+  type Cluster,
+  type Taint,
+} from '@kf/api';
 import { keyOf, type EventRecorder, type WatchCache } from '@kf/kube';
 import {
   converged,
@@ -20,7 +28,6 @@ import {
   type Outcome,
   type ReconcileContext,
 } from '@kf/runtime';
-import type { Cluster } from '@kf/api';
 import {
   bindingClient,
   bindingKeysOnCluster,
@@ -154,6 +161,7 @@ async function evict(
       producer: evictionProducers.taintManager,
       reason: evictionReasons.taintUntolerated,
       message: describeCause(d.untolerated),
+      creationTimestamp: formatTime(now()),
     }).spec;
   }
   const record = placementRecordFor(binding, now());
