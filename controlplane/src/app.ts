@@ -290,7 +290,11 @@ export function buildControllers(
   const clusters = w.caches.clusters(); // always watched: `clusters{state}` reads it
   const shared: Shared = {
     firstSeen,
-    metrics: createControlPlaneMetrics(w.registry, () => clusters.list()),
+    metrics: createControlPlaneMetrics(
+      w.registry,
+      () => clusters.list(),
+      () => w.events.waiting,
+    ),
     clusterClient: new ResourceClient<Cluster>(w.kubeConfig, clusterKind),
     fleetGuard: () =>
       (guard ??= new FleetGuard({
@@ -337,7 +341,16 @@ async function runControlPlane(
   const random = deps.random ?? Math.random;
   const log = deps.log;
   const kubeConfig = deps.kubeConfig ?? loadControlPlaneKubeConfig(config.kubeconfig);
-  const events = new EventRecorder({ kubeConfig, component: EVENT_COMPONENT, log, clock });
+  // Paced Events wait in the queue during a mass failover: room for five per binding of a
+  // thousand-binding cluster, beyond which they are dropped (as client-go's recorder drops them).
+  const events = new EventRecorder({
+    kubeConfig,
+    component: EVENT_COMPONENT,
+    log,
+    clock,
+    pace: config.eventPace,
+    maxPending: 10_000,
+  });
   const wiring: ControlPlaneWiring = {
     config,
     kubeConfig,

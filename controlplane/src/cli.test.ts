@@ -52,6 +52,7 @@ describe('controlplane run', () => {
       enableNoExecuteTaintEviction: false,
       noExecuteTaintEvictionPurgeMode: 'Gracefully',
       evictionPacing: { ratePerSecond: 50, burst: 100 },
+      eventPace: { ratePerSecond: 50, burst: 100 },
       failBackMaxInFlight: 10,
       featureGates: { Failover: false, GracefulEviction: true },
       controllers: ['*'],
@@ -92,6 +93,13 @@ describe('controlplane run', () => {
     expect(c.noExecuteTaintEvictionPurgeMode).toBe('Directly');
     expect(c.featureGates.Failover).toBe(true);
     expect(c.evictionPacing.ratePerSecond).toBe(2);
+  });
+
+  it('paces Events by --event-qps and --event-burst; 0 lifts the pace', async () => {
+    vi.stubEnv('KF_EVENT_BURST', '7');
+    expect((await run('--event-qps=0')).eventPace).toEqual({ ratePerSecond: 0, burst: 7 });
+    await expect(run('--event-burst=0')).rejects.toThrow(/event-burst/);
+    await expect(run('--event-qps=-1')).rejects.toThrow(/event-qps/);
   });
 
   it('accepts the deprecated --failover-eviction-timeout', async () => {

@@ -7,6 +7,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { purgeModes } from '@kf/api';
+import { DEFAULT_EVENT_PACE, type EventPace } from '@kf/kube';
 import {
   addLeaderElectionTimingFlags,
   addServingFlags,
@@ -62,6 +63,8 @@ export interface ControlPlaneConfig extends ServingConfig {
   readonly enableNoExecuteTaintEviction: boolean;
   readonly noExecuteTaintEvictionPurgeMode: TaintEvictionPurgeMode;
   readonly evictionPacing: EvictionPacing;
+  /** `--event-qps`, `--event-burst`: how fast Events are written. */
+  readonly eventPace: EventPace;
   readonly fleetGuard: FleetGuardConfig;
   /** Fail-backs under way at once, fleet-wide (`--fail-back-max-in-flight`). */
   readonly failBackMaxInFlight: number;
@@ -174,6 +177,8 @@ export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions 
   gracefulEvictionTimeout: number;
   resourceEvictionRate: number;
   resourceEvictionBurst: number;
+  eventQps: number;
+  eventBurst: number;
   failBackMaxInFlight: number;
   fenceReleaseMargin: number;
   enableTaintManager: boolean;
@@ -239,6 +244,7 @@ export function toRunConfig(
           ? purgeModes.directly
           : DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
       evictionPacing: { ratePerSecond: o.resourceEvictionRate, burst: o.resourceEvictionBurst },
+      eventPace: { ratePerSecond: o.eventQps, burst: o.eventBurst },
       failBackMaxInFlight: o.failBackMaxInFlight,
       fenceReleaseMarginMs: o.fenceReleaseMargin,
       fleetGuard: {
@@ -310,6 +316,19 @@ function evictionFlags(cmd: Command): Command {
       flag('--resource-eviction-burst <n>', 'evictions allowed at once after a quiet period')
         .argParser(parsePositiveInt)
         .default(DEFAULT_EVICTION_PACING.burst),
+    )
+    .addOption(
+      flag(
+        '--event-qps <per-second>',
+        "Events written per second once the burst is spent, so that a mass failover's Events wait instead of slowing its writes (0: no pace)",
+      )
+        .argParser(parseRate)
+        .default(DEFAULT_EVENT_PACE.ratePerSecond),
+    )
+    .addOption(
+      flag('--event-burst <n>', 'Events written at once after a quiet period')
+        .argParser(parsePositiveInt)
+        .default(DEFAULT_EVENT_PACE.burst),
     )
     .addOption(
       flag(

@@ -35,4 +35,17 @@ describe('control-plane metrics', () => {
     expect(text).toContain('karmada_failover_clusters{state="not_ready"} 1');
     expect(text).toContain('karmada_failover_clusters{state="unknown"} 1');
   });
+
+  it("reads the Event recorder's queue at scrape time", async () => {
+    const registry = createRegistry({ component: 'controlplane', version: 'test' });
+    let pending = 0;
+    createControlPlaneMetrics(
+      registry,
+      () => [],
+      () => pending,
+    );
+    expect(await registry.metrics()).toContain('karmada_failover_events_pending 0');
+    pending = 4_000;
+    expect(await registry.metrics()).toContain('karmada_failover_events_pending 4000');
+  });
 });

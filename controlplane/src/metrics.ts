@@ -63,10 +63,14 @@ export function clusterState(cluster: Cluster): ClusterState {
   }
 }
 
-/** Registers the families; `clusters` is read at scrape time for `clusters{state}`. */
+/**
+ * Registers the families; `clusters` is read at scrape time for `clusters{state}`, and
+ * `eventsPending` (the Event recorder's queue) for `events_pending`.
+ */
 export function createControlPlaneMetrics(
   registry: Registry,
   clusters: () => readonly Cluster[],
+  eventsPending: () => number = () => 0,
 ): ControlPlaneMetrics {
   const p = DEFAULT_METRIC_PREFIX;
   const evictions = makeCounter(registry, {
@@ -116,6 +120,13 @@ export function createControlPlaneMetrics(
       const counts = new Map<ClusterState, number>(CLUSTER_STATES.map((s) => [s, 0]));
       for (const c of clusters()) counts.set(clusterState(c), (counts.get(clusterState(c)) ?? 0) + 1);
       for (const [state, n] of counts) this.set({ state }, n);
+    },
+  });
+  makeGauge(registry, {
+    name: `${p}events_pending`,
+    help: 'Events recorded and waiting for their write (paced by --event-qps and --event-burst).',
+    collect() {
+      this.set(eventsPending());
     },
   });
   return {

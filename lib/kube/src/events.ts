@@ -10,6 +10,7 @@ import {
   truncateMessage,
   type RecordedEvent,
 } from './event-dedupe.ts';
+import { startPace, takeToken, type EventPace, type PaceState } from './event-pace.ts';
 import { ResourceClient } from './resource-client.ts';
 import type { KubeObject, ResourceDescriptor } from './resource.ts';
 
@@ -67,13 +68,16 @@ export interface EventRecorderOptions {
   readonly cacheSize?: number;
   /** Deadline of each write (default 10 s). */
   readonly timeoutMs?: number;
+  /** How fast Events are written (default: as fast as one write at a time goes); see event-pace.ts. */
+  readonly pace?: EventPace;
 }
 
 /**
  * Writes core/v1 Events (what `kubectl describe` shows and what Karmada's controllers write
  * through client-go's recorder). An event repeated within the dedupe window bumps `count` and
- * `lastTimestamp` of the Event already written. Writes run one at a time in the background;
- * recording never throws and never blocks the caller: failures are logged.
+ * `lastTimestamp` of the Event already written. Writes run one at a time in the background, at
+ * the recorder's pace if it has one, with the time each event was recorded; recording never throws
+ * and never blocks the caller: failures are logged.
  * Cluster-scoped objects get their Events in namespace `default`, as with client-go.
  */
 export class EventRecorder {
@@ -86,6 +90,9 @@ export class EventRecorder {
   private tail: Promise<void> = Promise.resolve();
   private pending = 0;
   private seq = 0;
+  private paceState: PaceState | undefined;
+  /** Flushes under way: a stopping process writes what is left without the pace. */
+  private flushing = 0;
 
   constructor(opts: EventRecorderOptions) {
     this.opts = opts;
@@ -95,6 +102,11 @@ export class EventRecorder {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.log.child({ recorder: opts.component });
     this.instance = opts.instance ?? hostname();
+  }
+
+  /** Events recorded and not yet written (nor failed). */
+  get waiting(): number {
+    return this.pending;
   }
 
   /** Records an event about `regarding` (an object, or a reference to one). */
@@ -110,8 +122,12 @@ export class EventRecorder {
     }
     this.pending++;
     const text = truncateMessage(message);
+    const recordedAtMs = this.clock.now();
     this.tail = this.tail
-      .then(() => this.write(ref, type, reason, text))
+      .then(async () => {
+        await this.awaitTurn();
+        await this.write(ref, { type, reason, message: text, atMs: recordedAtMs });
+      })
       .catch((err: unknown) => {
         this.log.warn({ err: toKubeError(err), reason, name: ref.name }, 'could not write event');
       })
@@ -120,14 +136,37 @@ export class EventRecorder {
       });
   }
 
-  /** Resolves once every event recorded so far was written (or failed). */
+  /**
+   * Resolves once every event recorded so far was written (or failed); while it waits, the
+   * pace is lifted (a stopping process writes what is left as fast as one write at a time goes).
+   */
   async flush(): Promise<void> {
-    await this.tail;
+    this.flushing++;
+    try {
+      await this.tail;
+    } finally {
+      this.flushing--;
+    }
   }
 
-  private async write(ref: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+  /** Waits for the pace's next token (at once without a pace, or while flushing). */
+  private async awaitTurn(): Promise<void> {
+    const pace = this.opts.pace;
+    if (pace === undefined) return;
+    for (;;) {
+      if (this.flushing > 0) return;
+      const nowMs = this.clock.monotonic();
+      const taken = takeToken(pace, this.paceState ?? startPace(pace, nowMs), nowMs);
+      this.paceState = taken.state;
+      if (taken.waitMs === 0) return;
+      // Short waits, so that a flush begun meanwhile is not held up by a slow pace.
+      await this.clock.sleep(Math.min(taken.waitMs, 100));
+    }
+  }
+
+  private async write(ref: InvolvedObject, event: PendingEvent): Promise<void> {
+    const { type, reason, message, atMs: nowMs } = event;
     const key = eventDedupeKey({ ...ref, type, reason, message });
-    const nowMs = this.clock.now();
     const previous = this.recorded.get(key);
     const plan = decideEventWrite(previous, nowMs, this.opts.dedupeWindowMs ?? 10 * 60_000);
     if (plan.kind === 'increment' && previous !== undefined) {
@@ -174,6 +213,14 @@ export class EventRecorder {
       this.recorded.delete(oldest.value);
     }
   }
+}
+
+/** An event waiting for its write, with the time it was recorded. */
+interface PendingEvent {
+  readonly type: EventType;
+  readonly reason: string;
+  readonly message: string;
+  readonly atMs: number;
 }
 
 /** The ObjectReference for an object or a reference. */

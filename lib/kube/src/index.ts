@@ -121,3 +121,4 @@ export {
   type EventWrite,
   type RecordedEvent,
 } from './event-dedupe.ts';
+export { DEFAULT_EVENT_PACE, type EventPace } from './event-pace.ts';

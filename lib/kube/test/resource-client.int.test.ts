@@ -240,6 +240,42 @@ describe('EventRecorder against a real API server', () => {
     expect(byReason.Ready).toMatchObject({ type: 'Normal', count: 1 });
   });
 
+  it('writes at its pace, with the time each event was recorded, and lifts the pace to flush', async () => {
+    const kc = cp.cluster.kubeConfig();
+    const events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
+    const recorder = new EventRecorder({
+      kubeConfig: kc,
+      component: 'kf-test',
+      log,
+      pace: { ratePerSecond: 1, burst: 2 },
+    });
+    const written = async (): Promise<CoreEvent[]> =>
+      (await events.list({ namespace: 'default', fieldSelector: 'involvedObject.name=paced' })).items;
+    const recordedAt = Date.now();
+    for (let i = 0; i < 6; i++) recorder.record({ name: 'paced' }, 'Normal', 'Paced', `event ${String(i)}`);
+
+    // The burst of two at once, then one a second: not all six after 1.5 s.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const early = (await written()).length;
+    expect(early).toBeGreaterThanOrEqual(2);
+    expect(early).toBeLessThanOrEqual(4);
+    expect(recorder.waiting).toBeGreaterThan(0);
+    expect(recorder.waiting).toBeLessThanOrEqual(6 - early);
+
+    const flushStartedAt = Date.now();
+    await recorder.flush();
+    expect(Date.now() - flushStartedAt).toBeLessThan(1_500); // not the 2 s and more the pace would take
+    expect(recorder.waiting).toBe(0);
+    const all = await written();
+    expect(all).toHaveLength(6);
+    for (const e of all) {
+      // Stamped when recorded (second precision), not when the pace let it through.
+      const stampedMs = Date.parse(e.firstTimestamp ?? '');
+      expect(stampedMs).toBeGreaterThanOrEqual(Math.floor(recordedAt / 1000) * 1000);
+      expect(stampedMs).toBeLessThanOrEqual(recordedAt);
+    }
+  });
+
   it('never throws into the caller when writing fails', async () => {
     const kc = cp.cluster.kubeConfig();
     kc.clusters = kc.clusters.map((c) => ({ ...c, server: 'https://127.0.0.1:1' }));
