@@ -23,6 +23,7 @@ import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { aggregate, type Aggregation } from './aggregate.ts';
 import { aggregateDeploymentStatus } from './deployment-status.ts';
+import { WORKLOAD_WORKERS } from '../workers.ts';
 
 export interface BindingStatusDeps {
   readonly bindings: BindingStore;
@@ -34,6 +35,7 @@ export interface BindingStatusDeps {
 export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec {
   return {
     name: 'binding-status',
+    workers: WORKLOAD_WORKERS,
     sources: [
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
       keysFrom(deps.works, (w) => {

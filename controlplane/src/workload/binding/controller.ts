@@ -53,6 +53,7 @@ import {
   withWorkloadLabels,
   type WorkWrite,
 } from './work-plan.ts';
+import { WORKLOAD_WORKERS } from '../workers.ts';
 
 /** Event reason when a Work whose copies were fenced is deleted to be made again. */
 export const FENCED_WORK_RECREATED = 'FencedWorkRecreated';
@@ -82,6 +83,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
   });
   return {
     name: 'binding',
+    workers: WORKLOAD_WORKERS,
     sources: [
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
       keysFrom(deps.works, (w) => {

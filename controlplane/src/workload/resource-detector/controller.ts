@@ -25,6 +25,7 @@ import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { bindingRefFor, planBinding, templateClaimPatch } from './binding-plan.ts';
 import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
+import { WORKLOAD_WORKERS } from '../workers.ts';
 
 export interface ResourceDetectorDeps {
   readonly templates: TemplateCaches;
@@ -130,6 +131,7 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
   const index = policyIndex(deps);
   return {
     name: 'resource-detector',
+    workers: WORKLOAD_WORKERS,
     sources: [
       templateSource(deps.templates),
       policySource(deps, deps.propagationPolicies),

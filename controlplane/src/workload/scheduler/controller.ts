@@ -40,6 +40,7 @@ import {
 } from '../../bindings.ts';
 import { clustersToMatch, isAffectedBy, isForScheduler, isSchedulingEvent } from './intake.ts';
 import { describePass, planSchedulingWrites } from './scheduling-writes.ts';
+import { WORKLOAD_WORKERS } from '../workers.ts';
 
 /**
  * Upstream re-activates unschedulable bindings after at most five minutes unless a cluster
@@ -91,6 +92,7 @@ function clusterSource(deps: SchedulerDeps): Source {
 export function schedulerController(deps: SchedulerDeps): ControllerSpec {
   return {
     name: 'scheduler',
+    workers: WORKLOAD_WORKERS,
     sources: [bindingSource(deps), clusterSource(deps)],
     async reconcile(key, ctx) {
       const b = getBinding(deps.bindings, key);
