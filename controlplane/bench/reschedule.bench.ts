@@ -19,11 +19,16 @@
  * plane's CPU seconds; and the writes of bindings and Works that changed nothing (successful
  * writes minus the changes a watch saw).
  */
-import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { AppsV1Api } from '@kubernetes/client-node';
-import { resourceBindingKind, workKind, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import {
+  resourceBindingKind,
+  workKind,
+  type PropagationPolicy,
+  type ResourceBinding,
+  type Work,
+} from '@kf/api';
 import { WatchCache, type KubeObject, type ResourceDescriptor } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
 import {
@@ -33,115 +38,48 @@ import {
   startFailoverFederation,
   type FailoverFederation,
 } from '@kf/testing';
+import {
+  apiServerMetrics,
+  apiWrites,
+  controlPlaneTotals,
+  controllerBreakdown,
+  grownSince,
+  metricSum,
+  inParallel,
+  placementOf,
+  sumOf,
+  type Samples,
+  waitForIdle,
+} from './support.ts';
+import { replayFailoverWrites } from './api-floor.ts';
 
-const execFileAsync = promisify(execFile);
-
-const BINDINGS = Number(process.argv[2] ?? process.env['KF_BENCH_BINDINGS'] ?? 1_000);
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    floor: { type: 'boolean', default: false },
+    'floor-concurrency': { type: 'string', default: '32' },
+  },
+});
+const BINDINGS = Number(positionals[0] ?? process.env['KF_BENCH_BINDINGS'] ?? 1_000);
 const UPSTREAM_BINDINGS_PER_SECOND = 22;
+const CPU = 'process_cpu_seconds_total';
 const NAMESPACE = 'default';
-const CONCURRENCY = 16;
 const LABEL = { bench: 'reschedule' };
 
 function log(msg: string): void {
   process.stderr.write(`[reschedule.bench] ${msg}\n`);
 }
 
-async function inParallel(count: number, task: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
-function placementOf(b: ResourceBinding): string {
-  return (b.spec.clusters ?? [])
-    .map((c) => `${c.name}:${c.replicas ?? 0}`)
-    .sort()
-    .join(',');
-}
-
-async function countPlaced(
-  list: () => Promise<{ items: ResourceBinding[] }>,
-  wanted: string,
-): Promise<number> {
-  const { items } = await list();
-  return items.filter((b) => placementOf(b) === wanted).length;
-}
-
-/** Per controller: reconciles, their total seconds and retries, from the process's /metrics. */
-async function controllerBreakdown(metricsUrl: string): Promise<string[]> {
-  const text = await (await fetch(metricsUrl)).text();
-  const per = new Map<string, { count: number; seconds: number; retries: number }>();
-  const entry = (c: string) => {
-    const e = per.get(c) ?? { count: 0, seconds: 0, retries: 0 };
-    per.set(c, e);
-    return e;
-  };
-  for (const line of text.split('\n')) {
-    const m =
-      /^karmada_failover_(reconcile_duration_seconds_(?:sum|count)|workqueue_retries_total)\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
-        line,
-      );
-    if (m === null) continue;
-    const [, metric = '', controller = '', value = '0'] = m;
-    const e = entry(controller);
-    if (metric.endsWith('_sum')) e.seconds += Number(value);
-    else if (metric.endsWith('_count')) e.count += Number(value);
-    else e.retries += Number(value);
-  }
-  return [...per]
-    .filter(([, e]) => e.count > 0)
-    .map(([c, e]) => `${c}: ${e.count} reconciles, ${e.seconds.toFixed(1)} s, ${e.retries} retries`);
-}
-
-/** Sums of metric samples by a label set, e.g. `POST works 201`. */
-type Samples = Map<string, number>;
-
-/** kube-apiserver's write requests so far, by verb, resource and code (read with kubectl). */
-async function apiWrites(fed: FailoverFederation): Promise<Samples> {
-  const cp = fed.federation.controlPlane;
-  const { stdout } = await execFileAsync(cp.kubectlPath, cp.kubectlArgs('get', '--raw', '/metrics'), {
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const out: Samples = new Map();
-  for (const line of stdout.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
-    const verb = label('verb');
-    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) continue;
-    const key = `${verb} ${label('resource')}${label('subresource') === '' ? '' : `/${label('subresource')}`} ${label('code')}`;
-    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return out;
-}
-
-/** The control plane's reconciles (all controllers) and CPU seconds so far, from its /metrics. */
-async function controlPlaneTotals(metricsUrl: string): Promise<{ reconciles: number; cpuSeconds: number }> {
-  const text = await (await fetch(metricsUrl)).text();
-  let reconciles = 0;
-  let cpuSeconds = 0;
-  for (const line of text.split('\n')) {
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (line.startsWith('karmada_failover_reconcile_duration_seconds_count{')) reconciles += value;
-    if (/^(karmada_failover_)?process_cpu_seconds_total /.test(line)) cpuSeconds = value;
-  }
-  return { reconciles, cpuSeconds };
-}
-
-function diff(after: Samples, before: Samples): Samples {
-  const out: Samples = new Map();
-  for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) out.set(k, v - (before.get(k) ?? 0));
-  return out;
+/** Bindings of the bench's namespace whose placement is `wanted`, as the watch shows them now. */
+function countPlaced(bindings: Watched<ResourceBinding>, wanted: string): number {
+  return bindings.cache.list().filter((b) => placementOf(b) === wanted).length;
 }
 
 /** Works of the bench's bindings per member, with the replicas their Deployment carries. */
-async function worksInPlace(fed: FailoverFederation): Promise<{ member1: number; member2Done: number }> {
-  const { items } = await fed.works.list();
+function worksInPlace(works: Watched<Work>): { member1: number; member2Done: number } {
   let member1 = 0;
   let member2Done = 0;
-  for (const w of items) {
+  for (const w of works.cache.list()) {
     if (!(w.metadata.name ?? '').startsWith('app-')) continue;
     const ns = w.metadata.namespace ?? '';
     if (ns === 'karmada-es-member1') member1++;
@@ -152,50 +90,75 @@ async function worksInPlace(fed: FailoverFederation): Promise<{ member1: number;
 }
 
 /**
- * Counts what the API server reports changed of a resource from now on: a write that changes
- * nothing is answered but reported to no watch, so writes minus changes are the writes that were
- * not needed.
+ * A resource as one watch shows it, and how many changes the watch reported since `countChanges()`:
+ * a write that changes nothing is answered but reported to no watch, so writes minus changes are
+ * the writes that were not needed. The bench observes through watches rather than by listing, so
+ * that measuring does not load the API server it measures.
  */
-async function changeCounter(
+interface Watched<T extends KubeObject> {
+  readonly cache: WatchCache<T>;
+  countChanges(): void;
+  changes(): number;
+  stop(): void;
+}
+
+async function watched<T extends KubeObject>(
   fed: FailoverFederation,
   resource: ResourceDescriptor,
-): Promise<{ readonly changes: () => number; readonly stop: () => void }> {
-  const cache = new WatchCache<KubeObject>({
+  namespace?: string,
+): Promise<Watched<T>> {
+  const cache = new WatchCache<T>({
     kubeConfig: fed.controlPlaneKubeConfig(),
     resource,
+    ...(namespace === undefined ? {} : { namespace }),
     log: createLogger({ component: 'bench', level: 'silent' }),
   });
   const stop = new AbortController();
   void cache.run(stop.signal);
   await cache.synced();
-  let changes = 0;
+  let changes: number | undefined;
   cache.onEvent(() => {
-    changes++;
+    if (changes !== undefined) changes++;
   });
   return {
-    changes: () => changes,
+    cache,
+    countChanges: () => {
+      changes = 0;
+    },
+    changes: () => changes ?? 0,
     stop: () => {
       stop.abort();
     },
   };
 }
 
-/** Waits until every work queue of the process has stayed empty for 2 s (the placement settled). */
-async function waitForIdle(metricsUrl: string): Promise<void> {
-  const startedAt = performance.now();
-  let idleSince: number | undefined;
-  for (;;) {
-    const text = await (await fetch(metricsUrl)).text();
-    const depth = text
-      .split('\n')
-      .filter((l) => l.startsWith('karmada_failover_workqueue_depth{'))
-      .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-    const now = performance.now();
-    if (depth > 0) idleSince = undefined;
-    else idleSince ??= now;
-    if (idleSince !== undefined && now - idleSince >= 2_000) return;
-    if (now - startedAt > 10 * 60_000) throw new Error(`work queues still hold ${depth} keys`);
-    await new Promise((r) => setTimeout(r, 250));
+/**
+ * `--floor`: the control plane stopped, the failover's writes made by this process alone (see
+ * api-floor.ts), once with the Events the pipeline records and once without.
+ */
+async function measureFloor(
+  fed: FailoverFederation,
+  placed: readonly ResourceBinding[],
+  concurrency: number,
+): Promise<void> {
+  await fed.controlPlaneProcess.stop();
+  const kubeConfig = fed.controlPlaneKubeConfig();
+  const rounds = [
+    { from: 'member1', to: 'member2', eventsPerBinding: 4, concurrency },
+    { from: 'member2', to: 'member1', eventsPerBinding: 0, concurrency },
+  ];
+  for (const round of rounds) {
+    const beforeText = await apiServerMetrics(fed);
+    const before = apiWrites(beforeText);
+    const r = await replayFailoverWrites(kubeConfig, placed, round);
+    const afterText = await apiServerMetrics(fed);
+    const counted = sumOf(grownSince(apiWrites(afterText), before));
+    const apiCpu = (metricSum(afterText, CPU) ?? 0) - (metricSum(beforeText, CPU) ?? 0);
+    process.stdout.write(
+      `floor bindings=${placed.length} events_per_binding=${round.eventsPerBinding} concurrency=${concurrency} ` +
+        `seconds=${r.seconds.toFixed(2)} writes=${r.writes} api_writes=${counted} ` +
+        `writes_per_s=${(r.writes / r.seconds).toFixed(0)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
+    );
   }
 }
 
@@ -208,6 +171,8 @@ const fed = await startFailoverFederation({
   proxies: false,
 });
 const members = new SimulatedMembers(fed.controlPlaneKubeConfig());
+const bindingsWatch = await watched<ResourceBinding>(fed, resourceBindingKind, NAMESPACE);
+const worksWatch = await watched<Work>(fed, workKind);
 try {
   for (const name of ['member1', 'member2', 'member3']) await members.register(name);
   const policy: PropagationPolicy = {
@@ -230,9 +195,8 @@ try {
     d.metadata = { ...d.metadata, labels: { ...d.metadata?.labels, ...LABEL } };
     await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: d });
   });
-  const list = () => fed.bindings.list({ namespace: NAMESPACE });
   for (;;) {
-    const placed = await countPlaced(list, 'member1:1,member2:1');
+    const placed = countPlaced(bindingsWatch, 'member1:1,member2:1');
     if (placed === BINDINGS) break;
     if (performance.now() - createdAt > 15 * 60_000) throw new Error(`only ${placed} bindings placed`);
     await new Promise((r) => setTimeout(r, 500));
@@ -241,15 +205,27 @@ try {
     `${BINDINGS} bindings placed member1:1,member2:1 in ${((performance.now() - createdAt) / 1000).toFixed(1)} s`,
   );
 
-  await waitForIdle(`${fed.controlPlaneUrl}/metrics`);
+  await waitForIdle(fed.controlPlaneUrl, performance.now(), 10 * 60_000);
   log(
     `control plane idle ${((performance.now() - createdAt) / 1000).toFixed(1)} s after the first Deployment`,
   );
 
-  const bindingChanges = await changeCounter(fed, resourceBindingKind);
-  const workChanges = await changeCounter(fed, workKind);
-  const writesBefore = await apiWrites(fed);
-  const totalsBefore = await controlPlaneTotals(`${fed.controlPlaneUrl}/metrics`);
+  if (args.floor) await measureFloor(fed, bindingsWatch.cache.list(), Number(args['floor-concurrency']));
+  else await measureFailover();
+} finally {
+  bindingsWatch.stop();
+  worksWatch.stop();
+  members.stop();
+  await fed.destroy();
+}
+
+/** The failover itself: member1 reports not ready; every binding must leave it. */
+async function measureFailover(): Promise<void> {
+  bindingsWatch.countChanges();
+  worksWatch.countChanges();
+  const apiBefore = await apiServerMetrics(fed);
+  const writesBefore = apiWrites(apiBefore);
+  const totalsBefore = await controlPlaneTotals(fed.controlPlaneUrl);
   // The failure: member1's agent reports it not ready.
   const failedAt = performance.now();
   await members.setCondition('member1', {
@@ -258,20 +234,30 @@ try {
     reason: 'ClusterNotReachable',
     message: 'cluster is not reachable',
   });
+  // When the NoExecute taint lands (one GET every 50 ms, beside the wait below).
+  const tainted = (async (): Promise<number> => {
+    for (;;) {
+      const member1 = await fed.clusters.get('member1');
+      if ((member1.spec.taints ?? []).some((t) => t.effect === 'NoExecute')) return performance.now();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
   let firstMovedAt: number | undefined;
-  let moved = 0;
+  let moved: number;
   for (;;) {
-    moved = await countPlaced(list, 'member2:2');
+    moved = countPlaced(bindingsWatch, 'member2:2');
     if (moved > 0 && firstMovedAt === undefined) firstMovedAt = performance.now();
     if (moved === BINDINGS) break;
     if (performance.now() - failedAt > 15 * 60_000) throw new Error(`only ${moved} bindings rescheduled`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  const seconds = (performance.now() - failedAt) / 1000;
+  const movedAt = performance.now();
+  const seconds = (movedAt - failedAt) / 1000;
+  const taintedAt = await tainted;
   // member1's Works stay while their graceful eviction tasks wait for health reports, which
   // simulated members do not send: in place means member2's Works all carry the new replicas.
   for (;;) {
-    const works = await worksInPlace(fed);
+    const works = worksInPlace(worksWatch);
     if (works.member2Done === BINDINGS) break;
     if (performance.now() - failedAt > 15 * 60_000)
       throw new Error(`Works not in place: ${JSON.stringify(works)}`);
@@ -282,33 +268,42 @@ try {
   const firstSeconds = ((firstMovedAt ?? failedAt) - failedAt) / 1000;
   process.stdout.write(
     `reschedule bindings=${BINDINGS} seconds=${seconds.toFixed(2)} works_in_place_s=${worksSeconds.toFixed(2)} ` +
-      `first_moved_s=${firstSeconds.toFixed(2)} ` +
+      `first_moved_s=${firstSeconds.toFixed(2)} tainted_s=${((taintedAt - failedAt) / 1000).toFixed(2)} ` +
+      `after_taint_s=${((movedAt - taintedAt) / 1000).toFixed(2)} ` +
       `bindings_per_s=${rate.toFixed(1)} upstream_per_s=${UPSTREAM_BINDINGS_PER_SECOND} ` +
       `ratio=${(rate / UPSTREAM_BINDINGS_PER_SECOND).toFixed(2)}\n`,
   );
-  await waitForIdle(`${fed.controlPlaneUrl}/metrics`);
-  const totals = await controlPlaneTotals(`${fed.controlPlaneUrl}/metrics`);
-  const writes = diff(await apiWrites(fed), writesBefore);
-  const sum = (pick: (key: string) => boolean): number =>
-    [...writes].filter(([k]) => pick(k)).reduce((n, [, v]) => n + v, 0);
+  await printCosts({ apiBefore, writesBefore, totalsBefore });
+}
+
+/** What the failover cost: per binding, and the writes that changed nothing. */
+async function printCosts(before: {
+  readonly apiBefore: string;
+  readonly writesBefore: Samples;
+  readonly totalsBefore: { readonly reconciles: number; readonly cpu: number };
+}): Promise<void> {
+  const { apiBefore, writesBefore, totalsBefore } = before;
+  await waitForIdle(fed.controlPlaneUrl, performance.now(), 10 * 60_000);
+  const totals = await controlPlaneTotals(fed.controlPlaneUrl);
+  const apiAfter = await apiServerMetrics(fed);
+  const writes = grownSince(apiWrites(apiAfter), writesBefore);
+  const apiCpu = (metricSum(apiAfter, CPU) ?? 0) - (metricSum(apiBefore, CPU) ?? 0);
+  const sum = (pick?: (key: string) => boolean): number => sumOf(writes, pick);
   const perBinding = (n: number): string => (n / BINDINGS).toFixed(2);
   process.stdout.write(
     `per binding over the failover: reconciles=${perBinding(totals.reconciles - totalsBefore.reconciles)} ` +
-      `writes=${perBinding(sum(() => true))} conflicts=${perBinding(sum((k) => k.endsWith(' 409')))} ` +
+      `writes=${perBinding(sum())} conflicts=${perBinding(sum((k) => k.endsWith(' 409')))} ` +
       `work_conflicts=${String(sum((k) => k.endsWith(' 409') && k.includes(' works')))} ` +
-      `controlplane_cpu_s=${(totals.cpuSeconds - totalsBefore.cpuSeconds).toFixed(1)}\n`,
+      `controlplane_cpu_s=${(totals.cpu - totalsBefore.cpu).toFixed(1)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
   );
   // Successful writes of bindings (spec and status) and Works against the changes watches saw.
   const succeeded = (resource: string) => (k: string) => k.includes(` ${resource}`) && / 20\d$/.test(k);
-  bindingChanges.stop();
-  workChanges.stop();
+  bindingsWatch.stop();
+  worksWatch.stop();
   process.stdout.write(
-    `writes that changed nothing: bindings=${String(sum(succeeded('resourcebindings')) - bindingChanges.changes())} ` +
-      `works=${String(sum(succeeded('works')) - workChanges.changes())}\n`,
+    `writes that changed nothing: bindings=${String(sum(succeeded('resourcebindings')) - bindingsWatch.changes())} ` +
+      `works=${String(sum(succeeded('works')) - worksWatch.changes())}\n`,
   );
   for (const [k, v] of [...writes].sort((a, b) => b[1] - a[1])) log(`api writes ${k}: ${String(v)}`);
-  for (const line of await controllerBreakdown(`${fed.controlPlaneUrl}/metrics`)) log(line);
-} finally {
-  members.stop();
-  await fed.destroy();
+  for (const line of await controllerBreakdown(fed.controlPlaneUrl)) log(line);
 }

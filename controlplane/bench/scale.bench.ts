@@ -26,9 +26,8 @@
  * Bindings and Works are read page by page (500 at a time) and counted, never held whole, so this
  * process stays small whatever the size.
  */
-import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { PropagationPolicy, ResourceBinding, Work } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -40,8 +39,17 @@ import {
   type FailoverFederation,
 } from '@kf/testing';
 import { workNameFor } from '../src/names.ts';
-
-const execFileAsync = promisify(execFile);
+import {
+  apiServerMetrics,
+  apiWrites,
+  controlPlaneTotals,
+  inParallel,
+  metricSum,
+  metricsText,
+  placementOf,
+  sleep,
+  waitForIdle,
+} from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -55,7 +63,6 @@ if (!Number.isInteger(BINDINGS) || BINDINGS < 1 || !Number.isInteger(MEMBERS) ||
   throw new Error(`--bindings must be at least 1 and --members at least 2`);
 }
 const NAMESPACE = 'default';
-const CONCURRENCY = 16;
 const LABEL = 'bench';
 const PAIR_LABEL = 'scale-pair';
 const PROBE = 'scale-probe';
@@ -73,7 +80,6 @@ function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const since = (t: number): number => (performance.now() - t) / 1000;
 const secs = (s: number): string => s.toFixed(1);
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
@@ -82,22 +88,6 @@ const memberName = (i: number): string => `member${String(i + 1).padStart(3, '0'
 const appName = (i: number): string => `app-${String(i).padStart(6, '0')}`;
 /** The two members of pair p: member p+1 and the next one round the ring. */
 const pairOf = (p: number): [string, string] => [memberName(p), memberName((p + 1) % MEMBERS)];
-
-async function inParallel(count: number, task: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
-function placementOf(b: ResourceBinding): string {
-  return (b.spec.clusters ?? [])
-    .map((c) => `${c.name}:${c.replicas ?? 0}`)
-    .sort()
-    .join(',');
-}
 
 /** What binding `app-<i>-deployment` should be placed on; undefined for other bindings. */
 function wantedPlacement(bindingName: string): string | undefined {
@@ -165,26 +155,6 @@ async function until(
   }
 }
 
-/** Samples of one /metrics text: a family's unlabelled value, or the sum over its label sets. */
-function metric(text: string, name: string): number | undefined {
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
-      sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-    }
-  }
-  return sum;
-}
-
-async function metricsText(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5_000) });
-    return res.ok ? await res.text() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The control plane's RSS and heap, sampled every second; the peak since the last reset. */
 class MemorySampler {
   peakRss = 0;
@@ -198,10 +168,10 @@ class MemorySampler {
 
   async sample(url: string): Promise<{ rss: number; heap: number } | undefined> {
     const text = await metricsText(url);
-    const rss = text === undefined ? undefined : metric(text, 'process_resident_memory_bytes');
+    const rss = text === undefined ? undefined : metricSum(text, 'process_resident_memory_bytes');
     if (text === undefined || rss === undefined) return undefined;
     this.peakRss = Math.max(this.peakRss, rss);
-    return { rss, heap: metric(text, 'nodejs_heap_size_used_bytes') ?? 0 };
+    return { rss, heap: metricSum(text, 'nodejs_heap_size_used_bytes') ?? 0 };
   }
 
   reset(): void {
@@ -211,54 +181,6 @@ class MemorySampler {
   stop(): void {
     clearInterval(this.#timer);
   }
-}
-
-/** Waits until every work queue of the process has stayed empty for 2 s; seconds since `from`. */
-async function waitForIdle(url: string, from: number): Promise<number> {
-  let idleSince: number | undefined;
-  for (;;) {
-    const text = await metricsText(url);
-    const depth = text === undefined ? undefined : metric(text, 'karmada_failover_workqueue_depth');
-    const now = performance.now();
-    if (depth !== 0) idleSince = undefined;
-    else idleSince ??= now;
-    if (idleSince !== undefined && now - idleSince >= 2_000) return (idleSince - from) / 1000;
-    if (now - from > PHASE_TIMEOUT_MS) throw new Error(`work queues still hold ${depth ?? '?'} keys`);
-    await sleep(250);
-  }
-}
-
-/** The control plane's reconciles (all controllers) and CPU seconds so far. */
-async function totals(url: string): Promise<{ reconciles: number; cpu: number }> {
-  const text = (await metricsText(url)) ?? '';
-  return {
-    reconciles: metric(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0,
-    cpu: metric(text, 'process_cpu_seconds_total') ?? 0,
-  };
-}
-
-/** kube-apiserver's /metrics (read with kubectl). */
-async function apiServerMetrics(fed: FailoverFederation): Promise<string> {
-  const cp = fed.federation.controlPlane;
-  const { stdout } = await execFileAsync(cp.kubectlPath, cp.kubectlArgs('get', '--raw', '/metrics'), {
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
-}
-
-/** kube-apiserver's write requests so far, by verb, resource and code. */
-function apiWrites(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
-    const verb = label('verb');
-    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) continue;
-    const sub = label('subresource');
-    const key = `${verb} ${label('resource')}${sub === '' ? '' : `/${sub}`} ${label('code')}`;
-    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return out;
 }
 
 /** A Deployment of 2 replicas that pair `pair`'s PropagationPolicy selects. */
@@ -308,7 +230,7 @@ async function setup(ctx: Context): Promise<void> {
   await inParallel(MEMBERS, (i) => members.register(memberName(i), pods));
   const registered = since(startedAt);
   await inParallel(MEMBERS, (p) => fed.policies.create(pairPolicy(p)));
-  const before = await totals(url);
+  const before = await controlPlaneTotals(url);
   const createdAt = performance.now();
   await inParallel(BINDINGS, (i) => deployments.create(labelled(appName(i), i % MEMBERS)));
   const created = since(createdAt);
@@ -317,7 +239,7 @@ async function setup(ctx: Context): Promise<void> {
   const scheduled = await until('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
   const works = await until('Works', () => countWorks(fed), 2 * BINDINGS, from);
   const idle = await waitForIdle(url, createdAt);
-  const after = await totals(url);
+  const after = await controlPlaneTotals(url);
   print(
     `setup bindings=${BINDINGS} members=${MEMBERS} clusters_registered_s=${secs(registered)} ` +
       `creates_s=${secs(created)} scheduled_s=${secs(scheduled)} works_s=${secs(works)} idle_s=${secs(idle)} ` +
@@ -338,7 +260,7 @@ async function memory(ctx: Context): Promise<void> {
     if (i < 4) await sleep(2_000);
   }
   const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-  const apiRss = metric(await apiServerMetrics(fed), 'process_resident_memory_bytes') ?? 0;
+  const apiRss = metricSum(await apiServerMetrics(fed), 'process_resident_memory_bytes') ?? 0;
   print(
     `memory controlplane_rss_mib=${mib(median(samples.map((s) => s.rss)))} ` +
       `controlplane_heap_mib=${mib(median(samples.map((s) => s.heap)))} ` +
@@ -359,7 +281,7 @@ async function firstSigns(url: string, from: number): Promise<{ ready: number; r
     if (reconcile === undefined) {
       const text = await metricsText(url);
       const n =
-        text === undefined ? 0 : (metric(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0);
+        text === undefined ? 0 : (metricSum(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0);
       if (n > 0) reconcile = since(from);
     }
     if (performance.now() - from > PHASE_TIMEOUT_MS) throw new Error('the control plane never got ready');
@@ -405,7 +327,7 @@ async function restart(ctx: Context): Promise<void> {
   const fromReady = performance.now();
   const probe = await probeDecision(ctx);
   const idle = await waitForIdle(url, startAt);
-  const after = await totals(url);
+  const after = await controlPlaneTotals(url);
   const writes = apiWrites(await apiServerMetrics(fed));
   const delta = [...writes]
     .map(([k, v]): [string, number] => [k, v - (writesBefore.get(k) ?? 0)])
@@ -448,7 +370,7 @@ async function lost(ctx: Context): Promise<void> {
   const { fed, members, url } = ctx;
   const lostMember = memberName(0);
   const on = await bindingsOn(fed, lostMember);
-  const before = await totals(url);
+  const before = await controlPlaneTotals(url);
   const failedAt = performance.now();
   await members.setCondition(lostMember, {
     type: 'Ready',
@@ -467,7 +389,7 @@ async function lost(ctx: Context): Promise<void> {
     pauseMs: 100,
   });
   const idle = await waitForIdle(url, failedAt);
-  const after = await totals(url);
+  const after = await controlPlaneTotals(url);
   print(
     `lost member=${lostMember} bindings_on_it=${on.length} first_moved_s=${secs(first ?? all)} ` +
       `all_moved_s=${secs(all)} bindings_per_s=${(on.length / all).toFixed(1)} idle_s=${secs(idle)} ` +

@@ -39,6 +39,7 @@ import {
   dividedByStaticWeights,
   startFailoverFederation,
 } from '@kf/testing';
+import { inParallel } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -57,7 +58,6 @@ const SIZES = args.bindings.split(',').map(Number);
 const KARMADA_RATE = Number(args['karmada-eviction-rate']);
 const NAMESPACE = 'default';
 const LABEL = { bench: 'side-by-side' };
-const CONCURRENCY = 16;
 /** Room for every replica on one node (2 per binding once all are on member2). */
 const NODE_CAPACITY = { cpu: '256', memory: '1Ti', pods: '4000' };
 const TIMEOUT_MS = 60 * 60_000;
@@ -101,15 +101,6 @@ function deployment(i: number): V1Deployment {
       },
     },
   };
-}
-
-async function inParallel(count: number, task: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
 }
 
 async function until(what: string, probe: () => Promise<boolean>, timeoutMs = TIMEOUT_MS): Promise<number> {

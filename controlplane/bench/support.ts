@@ -1,0 +1,155 @@
+/**
+ * What the control-plane benchmarks share: running set-up calls side by side, reading placements,
+ * and the figures they print from the control plane's /metrics and kube-apiserver's.
+ */
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import type { ResourceBinding } from '@kf/api';
+import type { FailoverFederation } from '@kf/testing';
+
+const execFileAsync = promisify(execFile);
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `task(0)` .. `task(count - 1)`, `concurrency` at a time. */
+export async function inParallel(
+  count: number,
+  task: (i: number) => Promise<unknown>,
+  concurrency = 16,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/** A binding's placement as `cluster:replicas` pairs, sorted and comma-joined. */
+export function placementOf(b: ResourceBinding): string {
+  return (b.spec.clusters ?? [])
+    .map((c) => `${c.name}:${c.replicas ?? 0}`)
+    .sort()
+    .join(',');
+}
+
+/** A metrics family's unlabelled value, or the sum over its label sets; undefined when absent. */
+export function metricSum(text: string, name: string): number | undefined {
+  let sum: number | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
+      sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
+}
+
+/** A process's /metrics text, or undefined while it does not answer (restarting, say). */
+export async function metricsText(baseUrl: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return res.ok ? await res.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The control plane's reconciles (all controllers) and CPU seconds so far. */
+export async function controlPlaneTotals(baseUrl: string): Promise<{ reconciles: number; cpu: number }> {
+  const text = (await metricsText(baseUrl)) ?? '';
+  return {
+    reconciles: metricSum(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0,
+    cpu: metricSum(text, 'process_cpu_seconds_total') ?? 0,
+  };
+}
+
+/** Per controller: reconciles, their total seconds and retries. */
+export async function controllerBreakdown(baseUrl: string): Promise<string[]> {
+  const text = (await metricsText(baseUrl)) ?? '';
+  const per = new Map<string, { count: number; seconds: number; retries: number }>();
+  for (const line of text.split('\n')) {
+    const m =
+      /^karmada_failover_(reconcile_duration_seconds_(?:sum|count)|workqueue_retries_total)\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
+        line,
+      );
+    if (m === null) continue;
+    const [, metric = '', controller = '', value = '0'] = m;
+    const e = per.get(controller) ?? { count: 0, seconds: 0, retries: 0 };
+    per.set(controller, e);
+    if (metric.endsWith('_sum')) e.seconds += Number(value);
+    else if (metric.endsWith('_count')) e.count += Number(value);
+    else e.retries += Number(value);
+  }
+  return [...per]
+    .filter(([, e]) => e.count > 0)
+    .map(([c, e]) => `${c}: ${e.count} reconciles, ${e.seconds.toFixed(1)} s, ${e.retries} retries`);
+}
+
+/**
+ * Waits until every work queue of the process, and its queue of Events to write, has stayed empty
+ * for 2 s; the seconds from `from` (a `performance.now()`) to the moment they emptied.
+ */
+export async function waitForIdle(baseUrl: string, from: number, timeoutMs = 60 * 60_000): Promise<number> {
+  let idleSince: number | undefined;
+  for (;;) {
+    const text = await metricsText(baseUrl);
+    const depth =
+      text === undefined
+        ? undefined
+        : (metricSum(text, 'karmada_failover_workqueue_depth') ?? 0) +
+          (metricSum(text, 'karmada_failover_events_pending') ?? 0);
+    const now = performance.now();
+    if (depth !== 0) idleSince = undefined;
+    else idleSince ??= now;
+    if (idleSince !== undefined && now - idleSince >= 2_000) return (idleSince - from) / 1000;
+    if (now - from > timeoutMs) throw new Error(`work queues still hold ${depth ?? '?'} keys`);
+    await sleep(250);
+  }
+}
+
+/** The control plane's kube-apiserver's /metrics (read with kubectl). */
+export async function apiServerMetrics(fed: FailoverFederation): Promise<string> {
+  const cp = fed.federation.controlPlane;
+  const { stdout } = await execFileAsync(cp.kubectlPath, cp.kubectlArgs('get', '--raw', '/metrics'), {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Counts by a label set, e.g. `POST works 201`. */
+export type Samples = Map<string, number>;
+
+const WRITE_VERBS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** kube-apiserver's write requests so far, by verb, resource (and subresource) and code. */
+export function apiWrites(text: string): Samples {
+  const out: Samples = new Map();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+    const verb = label('verb');
+    if (!WRITE_VERBS.has(verb)) continue;
+    const sub = label('subresource');
+    const key = `${verb} ${label('resource')}${sub === '' ? '' : `/${sub}`} ${label('code')}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return out;
+}
+
+/** What grew from `before` to `after`. */
+export function grownSince(after: Samples, before: Samples): Samples {
+  const out: Samples = new Map();
+  for (const [k, v] of after) {
+    const grown = v - (before.get(k) ?? 0);
+    if (grown > 0) out.set(k, grown);
+  }
+  return out;
+}
+
+/** The sum of the samples whose key `pick` accepts. */
+export function sumOf(samples: Samples, pick: (key: string) => boolean = () => true): number {
+  let n = 0;
+  for (const [k, v] of samples) if (pick(k)) n += v;
+  return n;
+}
