@@ -112,6 +112,55 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = TI
   }
 }
 
+/**
+ * Waits until member1 runs a copy of each of the `count` Deployments. A binding placed without
+ * member1 (not the placement the policy asks for) has its Deployment made again, so that the
+ * failover starts from the same placement on both sides instead of waiting forever.
+ */
+async function everyCopyOnMember1(
+  side: Side,
+  to: { apps: AppsV1Api; bindings: ResourceClient<ResourceBinding>; count: number },
+): Promise<void> {
+  const member1Apps = side.member('member1').makeApiClient(AppsV1Api);
+  const copies = async (): Promise<number> =>
+    (
+      await member1Apps.listNamespacedDeployment({
+        namespace: NAMESPACE,
+        labelSelector: 'bench=side-by-side',
+      })
+    ).items.length;
+  for (let attempt = 1; ; attempt++) {
+    const placed = await until(
+      `${to.count} copies on member1`,
+      async () => (await copies()) === to.count,
+      60_000,
+    )
+      .then(() => true)
+      .catch(() => false);
+    if (placed) return;
+    if (attempt === 3) throw new Error(`${side.name}: only ${await copies()}/${to.count} copies on member1`);
+    const { items } = await to.bindings.list({ namespace: NAMESPACE });
+    const misplaced = items
+      .filter((b) => !(b.spec.clusters ?? []).some((c) => c.name === 'member1'))
+      .map((b) => b.spec.resource.name);
+    log(
+      `${side.name}: ${misplaced.length} bindings placed without member1 (${misplaced.join(', ')}); made again`,
+    );
+    for (const name of misplaced) {
+      await to.apps.deleteNamespacedDeployment({ name, namespace: NAMESPACE });
+      const i = Number(name.slice('app-'.length));
+      await until(
+        `${name} gone`,
+        async () =>
+          !(await to.bindings.list({ namespace: NAMESPACE })).items.some(
+            (b) => b.spec.resource.name === name,
+          ),
+      );
+      await to.apps.createNamespacedDeployment({ namespace: NAMESPACE, body: deployment(i) });
+    }
+  }
+}
+
 /** Propagates `count` Deployments, waits until member1 runs a copy of each, kills its agent, times the rest. */
 async function failover(side: Side, count: number): Promise<Timeline> {
   const kc = side.kubeConfig;
@@ -129,18 +178,19 @@ async function failover(side: Side, count: number): Promise<Timeline> {
       placement: dividedByStaticWeights({ member1: 1, member2: 1 }),
     },
   });
+  // A scheduler that places a binding before a member reported its resources may find no room
+  // there (Karmada's put a few bindings member2:2 that way): wait for both members' summaries.
+  await until('both members report their resources', async () => {
+    const { items } = await clusters.list();
+    return (
+      items.length === 2 && items.every((c) => c.status?.resourceSummary?.allocatable?.['pods'] !== undefined)
+    );
+  });
   const apps = kc.makeApiClient(AppsV1Api);
   await inParallel(count, (i) =>
     apps.createNamespacedDeployment({ namespace: NAMESPACE, body: deployment(i) }),
   );
-  const member1Apps = side.member('member1').makeApiClient(AppsV1Api);
-  await until(`${count} copies on member1`, async () => {
-    const list = await member1Apps.listNamespacedDeployment({
-      namespace: NAMESPACE,
-      labelSelector: 'bench=side-by-side',
-    });
-    return list.items.length === count;
-  });
+  await everyCopyOnMember1(side, { apps, bindings, count });
   log(`${side.name}: ${count} bindings placed, every copy applied on member1; killing member1's agent`);
   const killedAt = performance.now();
   await side.killAgent('member1');
