@@ -205,7 +205,7 @@ try {
     `${BINDINGS} bindings placed member1:1,member2:1 in ${((performance.now() - createdAt) / 1000).toFixed(1)} s`,
   );
 
-  await waitForIdle(fed.controlPlaneUrl, performance.now(), 10 * 60_000);
+  await waitForIdle(fed.controlPlaneUrl, performance.now(), { timeoutMs: 10 * 60_000 });
   log(
     `control plane idle ${((performance.now() - createdAt) / 1000).toFixed(1)} s after the first Deployment`,
   );
@@ -283,7 +283,8 @@ async function printCosts(before: {
   readonly totalsBefore: { readonly reconciles: number; readonly cpu: number };
 }): Promise<void> {
   const { apiBefore, writesBefore, totalsBefore } = before;
-  await waitForIdle(fed.controlPlaneUrl, performance.now(), 10 * 60_000);
+  // Events included: they are writes of the failover too, only later.
+  await waitForIdle(fed.controlPlaneUrl, performance.now(), { timeoutMs: 10 * 60_000, events: true });
   const totals = await controlPlaneTotals(fed.controlPlaneUrl);
   const apiAfter = await apiServerMetrics(fed);
   const writes = grownSince(apiWrites(apiAfter), writesBefore);

@@ -87,18 +87,25 @@ export async function controllerBreakdown(baseUrl: string): Promise<string[]> {
 }
 
 /**
- * Waits until every work queue of the process, and its queue of Events to write, has stayed empty
- * for 2 s; the seconds from `from` (a `performance.now()`) to the moment they emptied.
+ * Waits until every work queue of the process (with `events`, its queue of Events to write too)
+ * has stayed empty for 2 s; the seconds from `from` (a `performance.now()`) to the moment they
+ * emptied.
  */
-export async function waitForIdle(baseUrl: string, from: number, timeoutMs = 60 * 60_000): Promise<number> {
+export async function waitForIdle(
+  baseUrl: string,
+  from: number,
+  opts: { readonly timeoutMs?: number; readonly events?: boolean } = {},
+): Promise<number> {
+  const timeoutMs = opts.timeoutMs ?? 60 * 60_000;
+  const families = [
+    'karmada_failover_workqueue_depth',
+    ...(opts.events === true ? ['karmada_failover_events_pending'] : []),
+  ];
   let idleSince: number | undefined;
   for (;;) {
     const text = await metricsText(baseUrl);
     const depth =
-      text === undefined
-        ? undefined
-        : (metricSum(text, 'karmada_failover_workqueue_depth') ?? 0) +
-          (metricSum(text, 'karmada_failover_events_pending') ?? 0);
+      text === undefined ? undefined : families.reduce((n, f) => n + (metricSum(text, f) ?? 0), 0);
     const now = performance.now();
     if (depth !== 0) idleSince = undefined;
     else idleSince ??= now;
