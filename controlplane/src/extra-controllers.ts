@@ -22,6 +22,7 @@ const workload: ControllerSet = (w) => {
     events: w.events,
     ...(w.caches.metrics === undefined ? {} : { watchMetrics: w.caches.metrics }),
     statefulFailoverInjection: gates.StatefulFailoverInjection,
+    schedulerOptions: { multiplePodTemplates: gates.MultiplePodTemplatesScheduling },
   });
   const applicationFailover = applicationFailoverController({
     bindings: deps.bindings,

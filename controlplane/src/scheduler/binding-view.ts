@@ -7,6 +7,7 @@ import { annotations, parseMilli, parseTime, wholeSeconds } from '@kf/api';
 import type {
   ApplicationFailoverBehavior,
   ClusterAffinity,
+  Component,
   EvictionHistoryEntry,
   GracefulEvictionTask,
   Placement,
@@ -85,6 +86,17 @@ export interface BindingView {
   readonly requestMilli: ReadonlyMap<string, number>;
   /** `spec.components` count (multi-template workloads). */
   readonly componentCount: number;
+  /**
+   * One set of the workload's pod templates (`spec.components`): the pods and the milli-units of
+   * each resource that one whole instance needs.
+   */
+  readonly componentSet: ComponentSetDemand;
+  /**
+   * The placement asks for exactly one cluster (a `cluster` spread constraint with minGroups and
+   * maxGroups 1) and the binding has components: with gate MultiplePodTemplatesScheduling the
+   * workload is then placed whole, as one set, where one set fits.
+   */
+  readonly singleClusterComponents: boolean;
   /** `spec.clusters`: the current placement. */
   readonly clusters: readonly TargetCluster[];
   /** Replicas per cluster of `spec.clusters`. */
@@ -113,7 +125,7 @@ export function toBindingView(binding: ResourceBinding): BindingView {
     replicas: spec.replicas ?? 0,
     hasReplicaRequirements: spec.replicaRequirements !== undefined,
     requestMilli: requestsOf(spec.replicaRequirements?.resourceRequest),
-    componentCount: spec.components?.length ?? 0,
+    ...componentsView(spec.components, spec.placement),
     clusters,
     assigned: replicasByCluster(clusters),
     placement: spec.placement === undefined ? undefined : toPlacementView(spec.placement),
@@ -123,6 +135,49 @@ export function toBindingView(binding: ResourceBinding): BindingView {
     fresh: isAfter(spec.rescheduleTriggeredAt, status?.lastScheduledTime),
     observedAffinityName: status?.schedulerObservingAffinityName ?? '',
   };
+}
+
+/** What one whole instance of a multi-template workload needs. */
+export interface ComponentSetDemand {
+  readonly pods: number;
+  readonly requestMilli: ReadonlyMap<string, number>;
+}
+
+function componentsView(
+  components: readonly Component[] | undefined,
+  placement: Placement | undefined,
+): Pick<BindingView, 'componentCount' | 'componentSet' | 'singleClusterComponents'> {
+  const count = components?.length ?? 0;
+  return {
+    componentCount: count,
+    componentSet: componentSetOf(components),
+    singleClusterComponents: count > 0 && isSingleClusterPlacement(placement?.spreadConstraints),
+  };
+}
+
+/** Sums the components: each one's replicas, and its per-replica requests times its replicas. */
+function componentSetOf(components: readonly Component[] | undefined): ComponentSetDemand {
+  let pods = 0;
+  const requestMilli = new Map<string, number>();
+  for (const c of components ?? []) {
+    const replicas = Math.max(0, c.replicas);
+    pods += replicas;
+    for (const [name, milli] of requestsOf(c.replicaRequirements?.resourceRequest)) {
+      requestMilli.set(name, (requestMilli.get(name) ?? 0) + milli * replicas);
+    }
+  }
+  return { pods, requestMilli };
+}
+
+/**
+ * A `cluster` spread constraint asking for exactly one cluster, with admission's defaults (no
+ * field and no label mean `cluster`; minGroups 1).
+ */
+function isSingleClusterPlacement(constraints: readonly SpreadConstraint[] | undefined): boolean {
+  return (constraints ?? []).some((c) => {
+    const field = c.spreadByField ?? (c.spreadByLabel === undefined ? 'cluster' : undefined);
+    return field === 'cluster' && (c.minGroups ?? 1) === 1 && c.maxGroups === 1;
+  });
 }
 
 function requestsOf(requests: ResourceList | undefined): ReadonlyMap<string, number> {

@@ -3,7 +3,7 @@
  * (upstream's general estimator). Resource models and the gRPC estimator are not consulted.
  */
 import { wholeUnits } from '@kf/api';
-import type { BindingView } from './binding-view.ts';
+import type { BindingView, ComponentSetDemand } from './binding-view.ts';
 import type { ClusterView } from './cluster-view.ts';
 
 /** Upstream counts replicas in int32; "unlimited" is its maximum. */
@@ -33,10 +33,40 @@ export function estimateFromSummary(b: BindingView, c: ClusterView): number {
 }
 
 /**
- * As upstream's `AllocatableReplicas`: unlimited for bindings without replicas; otherwise the
- * estimate capped to int32, where an "unlimited" answer falls back to the binding's replicas.
+ * Whole sets of a multi-template workload's components the cluster can still take (upstream's
+ * general estimator for component sets): no summary or no free pod slot → 0; components without
+ * pods → every free pod slot; else the free pod slots divided by the pods of one set, lowered by
+ * every resource one set requests (a requested resource with nothing free → 0).
+ * Deliberate difference: every quantity is compared in the same unit (CPU in millicores, the rest
+ * in whole units, requests rounded up), where upstream's units follow how each quantity was
+ * written (`1G` of memory counts in thousandths of a byte, `1Gi` in bytes).
  */
-export function allocatableReplicas(b: BindingView, c: ClusterView): number {
+export function estimateComponentSets(set: ComponentSetDemand, c: ClusterView): number {
+  const capacity = c.capacity;
+  if (capacity === undefined || capacity.allowedPods <= 0) return 0;
+  if (set.pods <= 0) return capacity.allowedPods;
+  let sets = Math.floor(capacity.allowedPods / set.pods);
+  for (const [resource, requestMilli] of set.requestMilli) {
+    if (requestMilli <= 0) continue;
+    const freeMilli = capacity.freeMilli.get(resource) ?? 0;
+    if (wholeUnits(freeMilli) <= 0) return 0;
+    const fit =
+      resource === 'cpu'
+        ? Math.floor(freeMilli / requestMilli)
+        : Math.floor(wholeUnits(freeMilli) / wholeUnits(requestMilli));
+    sets = Math.min(sets, fit);
+  }
+  return sets;
+}
+
+/**
+ * As upstream's `AllocatableReplicas`: unlimited for bindings without replicas; a workload placed
+ * whole (`wholeSets`: multi-template scheduling applies) counts the sets of its components that
+ * fit; otherwise the estimate capped to int32, where an "unlimited" answer falls back to the
+ * binding's replicas.
+ */
+export function allocatableReplicas(b: BindingView, c: ClusterView, wholeSets = false): number {
+  if (wholeSets) return Math.min(MAX_REPLICAS, estimateComponentSets(b.componentSet, c));
   if (b.replicas === 0 && b.componentCount === 0) return MAX_REPLICAS;
   const estimate = Math.min(MAX_REPLICAS, estimateFromSummary(b, c));
   return estimate === MAX_REPLICAS ? b.replicas : estimate;

@@ -32,12 +32,19 @@ export interface SchedulerOptions {
    * from every cluster; `keep` leaves the current placement in place and only reports.
    */
   readonly onNoClusterFit: 'clear' | 'keep';
+  /**
+   * Gate MultiplePodTemplatesScheduling (default off, as upstream): a binding with components
+   * whose placement asks for exactly one cluster is placed whole, where one set of its
+   * components fits, instead of by its replica count.
+   */
+  readonly multiplePodTemplates?: boolean;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   plugins: defaultPlugins,
   emptyWorkloadPropagation: false,
   onNoClusterFit: 'clear',
+  multiplePodTemplates: false,
 };
 
 /** How the caller retries: not at all, from the unschedulable pool, or with backoff. */
@@ -134,9 +141,10 @@ function runAttempt(a: Attempt, clusters: readonly ClusterView[], opts: Schedule
     return { outcome: fail('NoClusterFit', describeNoFit(clusters.length, rejected)), rejected };
   }
   const b = a.binding;
+  const wholeSets = opts.multiplePodTemplates === true && b.singleClusterComponents;
   const ranked: Candidate[] = feasible
     .map(({ cluster, score }) => {
-      const allocatable = allocatableReplicas(b, cluster);
+      const allocatable = allocatableReplicas(b, cluster, wholeSets);
       return {
         cluster,
         name: cluster.name,
@@ -152,7 +160,8 @@ function runAttempt(a: Attempt, clusters: readonly ClusterView[], opts: Schedule
   const selection = selectClusters(ranked, {
     spreadConstraints: a.placement.spreadConstraints,
     staticWeighting: isStaticWeighting(strategy),
-    needReplicas: duplicated ? -1 : b.componentCount > 1 ? 1 : b.replicas,
+    // Placed whole: one set is the unit, so a cluster must take one set (whatever the strategy).
+    needReplicas: wholeSets ? 1 : duplicated ? -1 : b.replicas,
     replicas: b.replicas,
     duplicated,
   });
