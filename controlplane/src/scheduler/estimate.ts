@@ -17,19 +17,32 @@ export const MAX_REPLICAS = 2_147_483_647;
 export function estimateFromSummary(b: BindingView, c: ClusterView): number {
   const capacity = c.capacity;
   if (capacity === undefined || capacity.allowedPods <= 0) return 0;
-  let replicas = capacity.allowedPods;
-  if (!b.hasReplicaRequirements) return replicas;
-  for (const [resource, requestMilli] of b.requestMilli) {
-    if (requestMilli <= 0) continue;
-    const freeMilli = capacity.freeMilli.get(resource);
-    if (freeMilli === undefined || wholeUnits(freeMilli) <= 0) return 0;
+  if (!b.hasReplicaRequirements) return capacity.allowedPods;
+  return fitWithin(capacity, b.requestMilli, capacity.allowedPods);
+}
+
+/**
+ * `bound` lowered by every positive request: how many times it fits in what is free of that
+ * resource (CPU in millicores, the rest in whole units, rounded up); a requested resource with
+ * nothing free (or not listed) → 0.
+ */
+function fitWithin(
+  capacity: NonNullable<ClusterView['capacity']>,
+  requestMilli: ReadonlyMap<string, number>,
+  bound: number,
+): number {
+  let fits = bound;
+  for (const [resource, request] of requestMilli) {
+    if (request <= 0) continue;
+    const freeMilli = capacity.freeMilli.get(resource) ?? 0;
+    if (wholeUnits(freeMilli) <= 0) return 0;
     const fit =
       resource === 'cpu'
-        ? Math.floor(freeMilli / requestMilli)
-        : Math.floor(wholeUnits(freeMilli) / wholeUnits(requestMilli));
-    replicas = Math.min(replicas, fit);
+        ? Math.floor(freeMilli / request)
+        : Math.floor(wholeUnits(freeMilli) / wholeUnits(request));
+    fits = Math.min(fits, fit);
   }
-  return replicas;
+  return fits;
 }
 
 /**
@@ -45,18 +58,7 @@ export function estimateComponentSets(set: ComponentSetDemand, c: ClusterView): 
   const capacity = c.capacity;
   if (capacity === undefined || capacity.allowedPods <= 0) return 0;
   if (set.pods <= 0) return capacity.allowedPods;
-  let sets = Math.floor(capacity.allowedPods / set.pods);
-  for (const [resource, requestMilli] of set.requestMilli) {
-    if (requestMilli <= 0) continue;
-    const freeMilli = capacity.freeMilli.get(resource) ?? 0;
-    if (wholeUnits(freeMilli) <= 0) return 0;
-    const fit =
-      resource === 'cpu'
-        ? Math.floor(freeMilli / requestMilli)
-        : Math.floor(wholeUnits(freeMilli) / wholeUnits(requestMilli));
-    sets = Math.min(sets, fit);
-  }
-  return sets;
+  return fitWithin(capacity, set.requestMilli, Math.floor(capacity.allowedPods / set.pods));
 }
 
 /**
