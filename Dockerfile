@@ -25,6 +25,7 @@ COPY package.json package-lock.json ./
 COPY lib/api/package.json lib/api/
 COPY lib/runtime/package.json lib/runtime/
 COPY lib/kube/package.json lib/kube/
+COPY lib/interpreter/package.json lib/interpreter/
 COPY lib/testing/package.json lib/testing/
 COPY agent/package.json agent/
 COPY probe/package.json probe/
@@ -52,7 +53,9 @@ RUN apt-get update \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=build --chown=0:0 /src/agent/dist/agent.mjs /src/agent/dist/agent.mjs.map /src/agent/dist/agent.mjs.LEGAL.txt dist/
+# glue.wasm: the resource interpreter's Lua VM, loaded by the agent and the control plane from their
+# own folder (the same file in both builds).
+COPY --from=build --chown=0:0 /src/agent/dist/agent.mjs /src/agent/dist/agent.mjs.map /src/agent/dist/agent.mjs.LEGAL.txt /src/agent/dist/glue.wasm dist/
 COPY --from=build --chown=0:0 /src/probe/dist/probe.mjs /src/probe/dist/probe.mjs.map /src/probe/dist/probe.mjs.LEGAL.txt dist/
 COPY --from=build --chown=0:0 /src/controlplane/dist/controlplane.mjs /src/controlplane/dist/controlplane.mjs.map /src/controlplane/dist/controlplane.mjs.LEGAL.txt dist/
 # A numeric user: the kubelet can check runAsNonRoot without a passwd lookup. Files stay root's

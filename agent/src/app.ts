@@ -1,7 +1,8 @@
 /**
  * Wiring of the member agent: clients for the control plane and the member, registration (every
  * replica), then a Manager running the caches (every replica) and, on the elected leader, the
- * cluster-status controller, the heartbeat, and the execution and work-status controllers.
+ * cluster-status controller, the heartbeat, and the execution and work-status controllers (with
+ * the resource interpreter of the control plane's ResourceInterpreterCustomizations).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
@@ -9,10 +10,13 @@ import {
   agentElectionLeaseFor,
   clusterKind,
   executionNamespaceFor,
+  resourceInterpreterCustomizationKind,
   workKind,
   type Cluster,
+  type ResourceInterpreterCustomization,
   type Work,
 } from '@kf/api';
+import { createResourceInterpreter } from '@kf/interpreter';
 import {
   LEASE_RESOURCE,
   LeaderElector,
@@ -46,6 +50,7 @@ import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
 import { KeyTrigger } from './controllers/key-trigger.ts';
 import { workStatusController } from './controllers/work-status/controller.ts';
 import { deleteFencedObject, type FenceWiring } from './controllers/execution/fenced-apply.ts';
+import { InterpreterCustomizations } from './interpreter/customizations.ts';
 import type { MemberObject } from './controllers/execution/manifest-plan.ts';
 import { MemberFenceStore } from './fence/fence-store.ts';
 import { SelfFence } from './fence/self-fence.ts';
@@ -184,14 +189,19 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
   // From the start, before registration: a process started during a partition still fences.
   const stopFencing = new AbortController();
   const fencing = fence.fence.run(AbortSignal.any([signal, stopFencing.signal]));
+  let interpreter: Interpreting | undefined;
   try {
     const clusterClient = new ResourceClient<Cluster>(kcs.karmada, clusterKind);
     await register(config, { kcs, clusterClient, ctx }, signal);
     registered = true;
     if (signal.aborted) return;
-    addRunnables(manager, config, { kcs, clusterClient, member, ctx, metrics, fence });
+    // Only the controllers that judge or apply member objects run scripts.
+    if (config.controllers.some((c) => c === 'execution' || c === 'workStatus'))
+      interpreter = followCustomizations(kcs.karmada, ctx);
+    addRunnables(manager, config, { kcs, clusterClient, member, ctx, metrics, fence, interpreter });
     await manager.start(signal);
   } finally {
+    interpreter?.customizations.close();
     stopFencing.abort();
     await fencing.catch(() => undefined);
     await Promise.allSettled([member.inventory.close(), http.close(), ...servers.map((s) => s.close())]);
@@ -261,6 +271,42 @@ interface Wiring {
   readonly ctx: Context;
   readonly metrics: AgentMetrics;
   readonly fence: FenceWiring;
+  /** Followed when the execution or work-status controller runs. */
+  readonly interpreter: Interpreting | undefined;
+}
+
+interface Interpreting {
+  readonly cache: WatchCache<ResourceInterpreterCustomization>;
+  readonly customizations: InterpreterCustomizations;
+}
+
+/** The cache of ResourceInterpreterCustomizations, feeding the interpreter on every change. */
+function followCustomizations(karmada: KubeConfig, ctx: Context): Interpreting {
+  const cache = new WatchCache<ResourceInterpreterCustomization>({
+    kubeConfig: karmada,
+    resource: resourceInterpreterCustomizationKind,
+    log: ctx.log,
+    metrics: ctx.watchMetrics,
+  });
+  const customizations = new InterpreterCustomizations(
+    cache,
+    () => createResourceInterpreter(),
+    ctx.log.child({ component: 'resource-interpreter' }),
+  );
+  return { cache, customizations };
+}
+
+interface NamedCache {
+  readonly name: string;
+  readonly cache: { run(signal: AbortSignal): Promise<void>; isSynced(): boolean };
+}
+
+/** Ready once every cache this replica runs holds its first list (followers too: a fast takeover). */
+function addCachesSynced(manager: Manager, caches: readonly NamedCache[]): void {
+  manager.addReadyzCheck('caches-synced', () => {
+    const waiting = caches.filter((c) => !c.cache.isSynced()).map((c) => c.name);
+    if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);
+  });
 }
 
 /** Caches on every replica; controllers and the heartbeat on the leader, as `--controllers` says. */
@@ -287,7 +333,16 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     metrics: createControllerMetrics(ctx.registry),
   };
   const enabled = new Set(config.controllers);
-  manager.add(cacheRunnable('cluster-cache', clusters));
+  const interpreting = w.interpreter;
+  const caches: NamedCache[] = [
+    { name: 'cluster-cache', cache: clusters },
+    ...(enabled.has('execution') || enabled.has('workStatus') ? [{ name: 'work-cache', cache: works }] : []),
+    ...(interpreting === undefined
+      ? []
+      : [{ name: 'interpreter-customization-cache', cache: interpreting.cache }]),
+  ];
+  for (const { name, cache } of caches) manager.add(cacheRunnable(name, cache));
+  addCachesSynced(manager, caches);
   if (enabled.has('clusterStatus')) {
     const reconnected = new KeyTrigger();
     const status = { ...w, clusters, metrics, reconnected };
@@ -311,8 +366,8 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
     },
     // The fence counts from the heartbeat's renewals: without the heartbeat, fenced Works are refused.
     ...(enabled.has('clusterStatus') ? { fence: w.fence } : {}),
+    ...(interpreting === undefined ? {} : { customizations: interpreting.customizations }),
   };
-  if (enabled.has('execution') || enabled.has('workStatus')) manager.add(cacheRunnable('work-cache', works));
   w.fence.fence.knowWorks((work, uid) =>
     works.isSynced() ? works.get(work)?.metadata.uid === uid : undefined,
   );

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterKind, executionNamespaceFor, workKind, type Cluster, type Work } from '@kf/api';
+import {
+  clusterKind,
+  executionNamespaceFor,
+  resourceInterpreterCustomizationKind,
+  workKind,
+  type Cluster,
+  type ResourceInterpreterCustomization,
+  type Work,
+} from '@kf/api';
 import {
   CORE_EVENT_RESOURCE,
   KubeError,
@@ -494,5 +502,22 @@ describe('least privilege (deploy/agent, per-cluster RBAC and admission policy)'
         (parseMicroTime((await leases.get('karmada-cluster/member1')).spec?.renewTime) ?? 0) > since,
     );
     expect((await clusters.get('member2')).spec.region).toBeUndefined();
+  });
+
+  it('reads ResourceInterpreterCustomizations, its interpreter cache is synced, and it writes none', async () => {
+    const asAgent = loadKubeConfig({ path: agentKubeconfigPath });
+    const customizations = new ResourceClient<ResourceInterpreterCustomization>(
+      asAgent,
+      resourceInterpreterCustomizationKind,
+    );
+    expect((await customizations.list()).items).toEqual([]);
+    // /readyz counts the agent's caches, the customizations' among them.
+    expect((await fetch(agent.metricsUrl.replace('/metrics', '/readyz'))).status).toBe(200);
+    await forbidden('create of a ResourceInterpreterCustomization', () =>
+      customizations.create({
+        metadata: { name: 'pods' },
+        spec: { target: { apiVersion: 'v1', kind: 'Pod' }, customizations: {} },
+      }),
+    );
   });
 });

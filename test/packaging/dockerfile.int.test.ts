@@ -133,8 +133,10 @@ describe('Dockerfile', () => {
       expect(pkg.scripts?.build, `${ws} has a build script`).toBeDefined();
       expect(buildRun.some((r) => r.includes(`npm run build -w ${pkg.name}`))).toBe(true);
     }
-    // Nothing from node_modules or sources reaches the runtime stage.
-    for (const b of bundles) expect(b.file).toMatch(/^[\w-]+\.mjs(\.map|\.LEGAL\.txt)?$/);
+    // Nothing from node_modules or sources reaches the runtime stage: bundles, their maps and
+    // notices, and the Lua VM's WebAssembly that the agent and the control plane load beside them.
+    for (const b of bundles) expect(b.file).toMatch(/^([\w-]+\.mjs(\.map|\.LEGAL\.txt)?|glue\.wasm)$/);
+    expect(bundles.filter((b) => b.file === 'glue.wasm')).toHaveLength(1);
   });
 
   it('has every file it copies and starts every program after the builds', { timeout: 600_000 }, async () => {

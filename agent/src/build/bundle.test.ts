@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundledInputs } from '@kf/runtime/bundle';
+import { bundleProcess, bundledInputs } from '@kf/runtime/bundle';
 import { PRODUCTION_NODE_FLAGS, bundleAgent, type BundleResult } from './bundle.ts';
+import { copyLuaWasm, wasmoonBesideBundle } from '@kf/interpreter/bundle';
 
 /** What keeps the production bundle small; the benchmark measures the memory it saves. */
 describe('agent bundle', () => {
@@ -43,4 +44,20 @@ describe('agent bundle', () => {
     );
     expect(stdout).toContain('Usage: agent');
   });
+
+  it("runs the resource interpreter's Lua VM from the bundle's folder", async () => {
+    // A bundle of its own, made as the agent's is: the agent starts its VM only once registered.
+    const outfile = join(dir, 'interpreter-check.mjs');
+    await bundleProcess({
+      entry: join(import.meta.dirname, 'interpreter-check-main.ts'),
+      outfile,
+      plugins: [wasmoonBesideBundle()],
+    });
+    await copyLuaWasm(outfile);
+    const { stdout } = await promisify(execFile)(process.execPath, [...PRODUCTION_NODE_FLAGS, outfile], {
+      cwd: tmpdir(),
+    });
+    expect(JSON.parse(stdout)).toEqual({ healthy: true, unhealthy: false });
+    expect(code).not.toMatch(/\b__filename\b/);
+  }, 60_000);
 });

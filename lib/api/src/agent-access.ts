@@ -2,7 +2,8 @@
  * The control-plane RBAC of one member agent. An agent authenticates as user
  * `system:karmada:agent:<cluster>` in group `system:karmada:agents` (the identities
  * `karmadactl register` issues). The group's ClusterRole (deploy/agent/rbac.yaml) holds only what
- * RBAC cannot name: listing and watching Clusters, and creating Clusters and namespaces. Every
+ * RBAC cannot name: listing and watching Clusters and ResourceInterpreterCustomizations, and
+ * creating Clusters and namespaces. Every
  * write to an object that exists is granted here, by name, to the one user: this is the fence that
  * holds even where Karmada's aggregated API server serves Clusters and no admission policy sees
  * them. The ValidatingAdmissionPolicy of deploy/agent is the second fence.

@@ -205,6 +205,8 @@ export interface BundleOptions {
   readonly minifyIdentifiers?: boolean;
   /** Packages declared free of side effects (default: client-node). */
   readonly sideEffectFree?: readonly string[];
+  /** A process's own esbuild plugins, run before these (their resolutions win). */
+  readonly plugins?: readonly Plugin[];
 }
 
 export interface BundleResult {
@@ -237,6 +239,7 @@ export async function bundleProcess(opts: BundleOptions): Promise<BundleResult> 
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
     plugins: [
+      ...(opts.plugins ?? []),
       builtinsByRequire,
       undiciDispatchersOnly,
       withoutSideEffects(opts.sideEffectFree ?? [CLIENT_NODE]),

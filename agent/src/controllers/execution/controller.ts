@@ -6,6 +6,10 @@
  * than status, deletions → the owning Work's key). Writes member objects, Work finalizers and the
  * Work's `Applied` / `Dispatching` conditions.
  *
+ * Over an existing member object whose kind has a Retain script (a ResourceInterpreterCustomization),
+ * what is applied is the script's result, as upstream retains the member's fields before each
+ * update; a failing script fails that manifest alone (Applied=False naming it, SyncFailed Event).
+ *
  * Never deletes because something is missing from a cache: a Work absent from the cache is left
  * alone (a relist or a partition must not remove workloads); member objects go only when their
  * Work carries a deletionTimestamp and the object is managed by that very Work.
@@ -38,6 +42,7 @@ import {
   type Outcome,
   type Source,
 } from '@kf/runtime';
+import type { InterpreterCustomizations } from '../../interpreter/customizations.ts';
 import type { MemberObjects } from '../../member/member-objects.ts';
 import type { Mapping, MemberRestMapper } from '../../member/rest-mapper.ts';
 import type { AgentMetrics } from '../../metrics.ts';
@@ -56,6 +61,7 @@ import {
 import type { ObjectRef } from '../../fence/fence-plan.ts';
 import { applyFenced, type FenceWiring } from './fenced-apply.ts';
 import { namespaceContents, type NamespaceLister } from './namespace-guard.ts';
+import { retainedObject } from './retain.ts';
 import { syncEvent, workEventReasons } from './work-events.ts';
 
 export interface WorkDeps {
@@ -73,6 +79,8 @@ export interface WorkDeps {
   readonly namespaces?: NamespaceLister;
   /** The self-fence, for Works carrying a fence timeout (without it they are not applied). */
   readonly fence?: FenceWiring;
+  /** The control plane's ResourceInterpreterCustomizations and the interpreter of their scripts. */
+  readonly customizations?: InterpreterCustomizations;
 }
 
 /** How soon a Work waiting for this process's first Lease renewal is looked at again. */
@@ -105,6 +113,8 @@ export function executionController(deps: WorkDeps): ControllerSpec {
       specChanges(deps.works, (w) => [keyOf(w)]),
       driftSource(deps),
       ...(deps.fence === undefined ? [] : [deps.fence.fenced]),
+      // Nothing to enqueue, but no apply before the Retain scripts are known.
+      ...(deps.customizations === undefined ? [] : [deps.customizations.source()]),
     ],
     async reconcile(key, { log, now, signal }) {
       const cached = deps.works.get(key);
@@ -244,10 +254,13 @@ export async function resolveManifest(
 
 async function applyManifest(deps: WorkDeps, m: Manifest, ref: WorkRef, signal: AbortSignal): Promise<void> {
   const { mapping, desired, key } = await resolveManifest(deps, m, ref);
-  const refusal = adoptionRefusal(await deps.memberObjects.live(mapping, key, signal), desired);
+  const live = await deps.memberObjects.live(mapping, key, signal);
+  const refusal = adoptionRefusal(live, desired);
   if (refusal !== undefined) throw new AdoptionRefusedError(refusal);
+  const target = { work: ref, namespaced: mapping.namespaced };
+  const applied = retainedObject(desired, live, target, deps.customizations?.interpreter);
   const { client } = deps.memberObjects.resource(mapping);
-  const written = await client.apply(desired, { fieldManager: deps.fieldManager, force: true, signal });
+  const written = await client.apply(applied, { fieldManager: deps.fieldManager, force: true, signal });
   deps.memberObjects.recordApplied(written);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ManifestStatus } from '@kf/api';
+import type { MemberInterpreter } from '../../interpreter/customizations.ts';
 import { planManifestStatuses } from './manifest-statuses.ts';
 
 const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' } };
@@ -16,7 +17,7 @@ describe('planManifestStatuses', () => {
         status: { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1, replicas: 1 },
       },
     ];
-    expect(planManifestStatuses([cm, deploy], live, [])).toEqual([
+    expect(planManifestStatuses([cm, deploy], live, []).statuses).toEqual([
       {
         identifier: {
           ordinal: 0,
@@ -58,6 +59,40 @@ describe('planManifestStatuses', () => {
         health: 'Unhealthy',
       },
     ];
-    expect(planManifestStatuses([cm, deploy], [undefined, undefined], previous)).toEqual(previous);
+    expect(planManifestStatuses([cm, deploy], [undefined, undefined], previous).statuses).toEqual(previous);
+  });
+
+  it("judges by the kind's scripts and names the object of each failure; other manifests as usual", () => {
+    const widget = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'default' },
+    };
+    const scripts: MemberInterpreter = {
+      interpretHealth: (o) => {
+        if (o.kind !== 'Widget') return undefined;
+        throw new Error('InterpretHealth script of ResourceInterpreterCustomization widgets: failed');
+      },
+      reflectStatus: (o) => (o.kind === 'Widget' ? { phase: 'Spinning' } : undefined),
+      retain: () => undefined,
+    };
+    const plan = planManifestStatuses(
+      [cm, widget],
+      [cm, { ...widget, status: { phase: 'Spinning', rpm: 3 } }],
+      [],
+      scripts,
+    );
+    expect(plan.statuses.map((s) => [s.identifier.kind, s.health, s.status])).toEqual([
+      ['ConfigMap', 'Healthy', undefined],
+      ['Widget', 'Unknown', { phase: 'Spinning' }],
+    ]);
+    expect(plan.failures).toEqual([
+      {
+        ordinal: 1,
+        object: 'Widget/default/w',
+        operation: 'InterpretHealth',
+        message: 'InterpretHealth script of ResourceInterpreterCustomization widgets: failed',
+      },
+    ]);
   });
 });
