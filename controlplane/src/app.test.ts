@@ -95,14 +95,19 @@ describe('the workload controller set', () => {
     ]) {
       expect(names.filter((n) => n === kind)).toEqual([kind]);
     }
-    // Its own runnables are only what the shared caches cannot hold: templates and kind discovery.
+    expect(names.filter((n) => n.startsWith('resourceinterpretercustomizations.'))).toHaveLength(1);
+    // Its own runnables are only what the shared caches cannot hold: templates, kind discovery and
+    // the resource interpreter fed from the customizations' cache.
     expect(
       sets
         .flatMap((s) => s.runnables ?? [])
         .map((r) => r.name)
         .sort(),
-    ).toEqual(['kind-discovery', 'templates']);
-    expect(sets.flatMap((s) => s.unsynced?.() ?? [])).toEqual(['templates/apps/v1/Deployment']);
+    ).toEqual(['kind-discovery', 'resource-interpreter', 'templates']);
+    expect(sets.flatMap((s) => s.unsynced?.() ?? [])).toEqual([
+      'templates/apps/v1/Deployment',
+      'resource-interpreter',
+    ]);
   });
 });
 

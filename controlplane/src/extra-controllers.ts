@@ -9,7 +9,8 @@ import { createWorkloadDeps, workloadControllers } from './workload/index.ts';
 import type { ControllerSet } from './wiring.ts';
 
 /**
- * The workload pipeline (resource-detector, scheduler, binding, binding-status) and
+ * The workload pipeline (resource-detector, scheduler, binding, binding-status), with the
+ * resource interpreter fed from the one ResourceInterpreterCustomization cache, and
  * application-failover, which shares its binding caches.
  */
 const workload: ControllerSet = (w) => {
@@ -23,6 +24,8 @@ const workload: ControllerSet = (w) => {
     ...(w.caches.metrics === undefined ? {} : { watchMetrics: w.caches.metrics }),
     statefulFailoverInjection: gates.StatefulFailoverInjection,
     schedulerOptions: { multiplePodTemplates: gates.MultiplePodTemplatesScheduling },
+    // ResourceInterpreterCustomizations: the scripts of custom kinds (replicas, revise, status).
+    interpreter: true,
   });
   const applicationFailover = applicationFailoverController({
     bindings: deps.bindings,
@@ -35,7 +38,10 @@ const workload: ControllerSet = (w) => {
   return {
     controllers: [...workloadControllers(deps), applicationFailover],
     runnables,
-    unsynced: () => deps.templates.unsynced(),
+    unsynced: () => [
+      ...deps.templates.unsynced(),
+      ...(deps.interpreter?.isReady() === false ? ['resource-interpreter'] : []),
+    ],
   };
 };
 

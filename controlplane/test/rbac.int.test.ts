@@ -5,16 +5,19 @@
  * a PropagationPolicy become a binding, a schedule and Works; Work status comes back into the
  * binding and the Deployment; a cluster whose agent goes silent turns Unknown, is tainted, and the
  * binding is evicted from it; a custom resource whose CRD appears while the process runs becomes a
- * binding and a Work — with no Forbidden answer anywhere in the process's log.
+ * binding and a Work, its members' status aggregated into it by a ResourceInterpreterCustomization
+ * — with no Forbidden answer anywhere in the process's log.
  */
 import { AppsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import {
   propagationPolicyKind,
   resourceBindingKind,
+  resourceInterpreterCustomizationKind,
   workKind,
   type PropagationPolicy,
   type ResourceBinding,
+  type ResourceInterpreterCustomization,
   type Work,
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
@@ -196,9 +199,13 @@ describe('the control plane under deploy/controlplane/rbac.yaml', () => {
             schema: {
               openAPIV3Schema: {
                 type: 'object',
-                properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+                properties: {
+                  spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
               },
             },
+            subresources: { status: {} },
           },
         ],
       },
@@ -218,20 +225,72 @@ describe('the control plane under deploy/controlplane/rbac.yaml', () => {
         placement: { clusterAffinity: { clusterNames: ['west'] } },
       },
     });
-    await new ResourceClient<{ metadata: { name: string; namespace: string }; spec: object }>(kc, {
-      group,
-      version: 'v1',
-      plural: 'widgets',
-      namespaced: true,
-      kind: 'Widget',
-    }).create({ metadata: { name: 'sprocket', namespace: 'default' }, spec: { size: 1 } });
+    onTestFailed(() => {
+      const notable = cp.logs().filter((l) => l['level'] !== 'info' && l['level'] !== 'debug');
+      process.stderr.write(
+        `control plane warnings and errors:\n${notable.map((l) => JSON.stringify(l)).join('\n')}\n`,
+      );
+    });
+    // A customization aggregates the members' status of Widgets into the template's.
+    await new ResourceClient<ResourceInterpreterCustomization>(
+      kc,
+      resourceInterpreterCustomizationKind,
+    ).create({
+      apiVersion: 'config.karmada.io/v1alpha1',
+      kind: 'ResourceInterpreterCustomization',
+      metadata: { name: 'widgets' },
+      spec: {
+        target: { apiVersion: `${group}/v1`, kind: 'Widget' },
+        customizations: {
+          statusAggregation: {
+            luaScript: `function AggregateStatus(desiredObj, statusItems)
+  local ready = 0
+  for i = 1, #(statusItems or {}) do
+    local s = statusItems[i].status
+    if s ~= nil and s.ready ~= nil then ready = ready + s.ready end
+  end
+  desiredObj.status = { ready = ready }
+  return desiredObj
+end`,
+          },
+        },
+      },
+    });
+    const widgets = new ResourceClient<{
+      metadata: { name: string; namespace: string };
+      spec: object;
+      status?: object;
+    }>(kc, { group, version: 'v1', plural: 'widgets', namespaced: true, kind: 'Widget' });
+    await widgets.create({ metadata: { name: 'sprocket', namespace: 'default' }, spec: { size: 1 } });
 
     await expect
       .poll(async () => (await bindings.find('default/sprocket-widget'))?.spec.clusters, POLL)
       .toEqual([{ name: 'west' }]);
-    await expect
-      .poll(async () => works.find(`karmada-es-west/${workNameFor('Widget', 'sprocket', 'default')}`), POLL)
-      .toBeDefined();
+    const widgetWork = `karmada-es-west/${workNameFor('Widget', 'sprocket', 'default')}`;
+    await expect.poll(async () => works.find(widgetWork), POLL).toBeDefined();
+    // The member reports 3 ready; the control plane writes the script's status into the template.
+    const report = workStatus(3);
+    await works.patchStatus(widgetWork, {
+      status: {
+        ...report,
+        manifestStatuses: [
+          {
+            identifier: {
+              ordinal: 0,
+              group,
+              version: 'v1',
+              kind: 'Widget',
+              resource: '',
+              namespace: 'default',
+              name: 'sprocket',
+            },
+            status: { ready: 3 },
+            health: 'Healthy',
+          },
+        ],
+      },
+    });
+    await expect.poll(async () => (await widgets.get('default/sprocket')).status, POLL).toEqual({ ready: 3 });
     const forbidden = cp.logs().filter(isForbiddenLog);
     expect(forbidden).toEqual([]);
   });

@@ -3,6 +3,7 @@
  * policies propagate. Read generically: only metadata, `spec` and `status` as plain JSON.
  */
 import type { ObjectMeta } from '@kf/api';
+import type { KubeObject } from '@kf/interpreter';
 
 export interface ResourceTemplate {
   readonly apiVersion?: string;
@@ -22,4 +23,9 @@ export function recordOf(value: unknown): Readonly<Record<string, unknown>> | un
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Readonly<Record<string, unknown>>)
     : undefined;
+}
+
+/** The template as the resource interpreter takes objects (any JSON object with apiVersion and kind). */
+export function asKubeObject(t: ResourceTemplate): KubeObject {
+  return t as unknown as KubeObject;
 }

@@ -6,7 +6,9 @@
  * that it is made afresh (the agent never applies a fenced Work again).
  * A deleting binding has its Works deleted, then its finalizer removed.
  * Watches bindings, Works (→ their binding, by annotation) and templates (→ their binding), so
- * template edits reach the Works even when the binding itself did not change.
+ * template edits reach the Works even when the binding itself did not change, and customizations
+ * (→ the bindings of their kinds): a kind with a ReviseReplica script has each cluster's manifest
+ * revised by it (see cluster-works.ts; `ReplicasRevised` condition, failures retried).
  * Requeues: every {@link DIRECT_PURGE_RECHECK_MS} while a Directly purge is pending; errors
  * with backoff.
  *
@@ -40,17 +42,17 @@ import {
 import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
-import { labelsToInject, planStateCapture } from '../../state-preservation/preserved-state.ts';
+import { planStateCapture } from '../../state-preservation/preserved-state.ts';
+import { bindingsOfChangedKinds, currentInterpreter, type InterpreterFeed } from '../interpreter/feed.ts';
+import { reportScriptOutcome, scriptFailure } from '../interpreter/report.ts';
+import { clusterWorks } from './cluster-works.ts';
 import { WrittenWorks } from './written-works.ts';
 import {
   clusterOfWork,
-  desiredWork,
   fencedWorks,
   orphanWorks,
   pendingDirectPurges,
   planWorkWrite,
-  targetClusters,
-  withWorkloadLabels,
   type WorkWrite,
 } from './work-plan.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
@@ -69,6 +71,8 @@ export interface BindingControllerDeps {
   readonly events: EventRecorder;
   /** Gate StatefulFailoverInjection (default off). */
   readonly statefulFailoverInjection?: boolean;
+  /** The customizations' scripts (ReviseReplica); none when absent. */
+  readonly interpreter?: InterpreterFeed;
 }
 
 interface Ctx {
@@ -91,6 +95,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
         return key === undefined ? [] : [key];
       }),
       keysFrom(deps.templates, bindingKeyOfTemplate),
+      ...(deps.interpreter === undefined ? [] : [bindingsOfChangedKinds(deps.bindings, deps.interpreter)]),
     ],
     async reconcile(key, { log, signal, now }) {
       const b = getBinding(deps.bindings, key);
@@ -175,12 +180,11 @@ async function syncWorks(
   const failures: WorkFailure[] = [];
   let written = 0;
   let recheckMs: number | undefined;
-  const targets = targetClusters(b);
-  const names = targets.map((c) => c.name);
-  for (const c of targets) {
-    const inject =
-      deps.statefulFailoverInjection === true ? labelsToInject(b.spec, names, c.name) : undefined;
-    const wanted = withWorkloadLabels(desiredWork(key, b, template, c), inject);
+  const planned = clusterWorks(
+    { key, b, template, statefulFailoverInjection: deps.statefulFailoverInjection === true },
+    currentInterpreter(deps.interpreter),
+  );
+  for (const { cluster, work: wanted } of planned.works) {
     const result = await syncWork(
       deps,
       wanted,
@@ -189,8 +193,8 @@ async function syncWorks(
     );
     if (result.kind === 'written') written++;
     if (result.kind === 'failed') {
-      ctx.log.warn({ err: result.err, cluster: c.name }, 'could not write Work');
-      failures.push({ cluster: c.name, err: result.err });
+      ctx.log.warn({ err: result.err, cluster }, 'could not write Work');
+      failures.push({ cluster, err: result.err });
     }
     // A Work still deleting is recreated once it is gone; a held one is looked at again once the
     // cache shows the write (its event brings the binding back) or at the latest when it is let go.
@@ -202,8 +206,16 @@ async function syncWorks(
           : undefined;
     if (again !== undefined) recheckMs = Math.min(recheckMs ?? again, again);
   }
+  await reportScriptOutcome(
+    deps,
+    { key, b },
+    { step: 'ReviseReplica', outcome: planned.revise },
+    { nowMs: ctx.nowMs, signal: ctx.signal },
+  );
   reportSync(deps, target, failures, written);
   if (written > 0) ctx.log.info({ written }, 'Works synced');
+  const scriptError = scriptFailure('ReviseReplica', planned.revise);
+  if (scriptError !== undefined) throw scriptError;
   return recheckMs === undefined ? converged() : recheckIn(recheckMs);
 }
 

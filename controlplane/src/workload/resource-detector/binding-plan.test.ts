@@ -28,7 +28,7 @@ const pp: PropagationPolicy = {
 const scoped: ScopedPolicy = { scope: 'Namespaced', policy: pp };
 
 function created(): ResourceBinding {
-  const plan = planBinding(template, scoped, undefined, 'rb-1');
+  const plan = planBinding(template, scoped, undefined, { newPermanentId: 'rb-1' });
   if (plan.kind !== 'Create') throw new Error(plan.kind);
   return plan.binding;
 }
@@ -81,7 +81,7 @@ describe('planBinding', () => {
       kind: 'ClusterRole',
       metadata: { name: 'r:o', uid: 'c-1' },
     };
-    const plan = planBinding(role, { scope: 'Cluster', policy: pp }, undefined, 'crb-1');
+    const plan = planBinding(role, { scope: 'Cluster', policy: pp }, undefined, { newPermanentId: 'crb-1' });
     expect(plan).toMatchObject({
       kind: 'Create',
       binding: {
@@ -109,12 +109,12 @@ describe('planBinding', () => {
 
   it('is up to date when only the template resourceVersion moved', () => {
     const t = { ...template, metadata: { ...template.metadata, resourceVersion: '11' } };
-    expect(planBinding(t, scoped, scheduled(), 'other')).toEqual({ kind: 'UpToDate' });
+    expect(planBinding(t, scoped, scheduled(), { newPermanentId: 'other' })).toEqual({ kind: 'UpToDate' });
   });
 
   it('rewrites the fields it owns and keeps the placement result and eviction tasks', () => {
     const t = { ...template, spec: { ...template.spec, replicas: 5 } };
-    const plan = planBinding(t, scoped, scheduled(), 'other');
+    const plan = planBinding(t, scoped, scheduled(), { newPermanentId: 'other' });
     expect(plan.kind).toBe('Update');
     if (plan.kind !== 'Update') return;
     expect(plan.binding.spec.replicas).toBe(5);
@@ -126,13 +126,16 @@ describe('planBinding', () => {
 
   it('drops fields the policy no longer sets', () => {
     const policy = { ...pp, spec: { ...pp.spec, failover: undefined } } as unknown as PropagationPolicy;
-    const plan = planBinding(template, { scope: 'Namespaced', policy }, scheduled(), 'x');
+    const plan = planBinding(template, { scope: 'Namespaced', policy }, scheduled(), { newPermanentId: 'x' });
     expect(plan.kind === 'Update' && 'failover' in plan.binding.spec).toBe(false);
   });
 
   it('refuses a binding that belongs to an earlier template of the same name', () => {
     const t = { ...template, metadata: { ...template.metadata, uid: 't-2' } };
-    expect(planBinding(t, scoped, scheduled(), 'x')).toEqual({ kind: 'OwnedByOther', ownerUid: 't-1' });
+    expect(planBinding(t, scoped, scheduled(), { newPermanentId: 'x' })).toEqual({
+      kind: 'OwnedByOther',
+      ownerUid: 't-1',
+    });
   });
 });
 
@@ -150,7 +153,7 @@ describe.each([
   });
 
   it("is copied from the policy onto a new binding, and not onto the template's claim", () => {
-    const plan = planBinding(template, withAnnotation(value), undefined, 'rb-1');
+    const plan = planBinding(template, withAnnotation(value), undefined, { newPermanentId: 'rb-1' });
     expect(plan.kind === 'Create' && plan.binding.metadata.annotations).toHaveProperty([key], value);
     const claim = templateClaimPatch(template, withAnnotation(value)) as {
       metadata: { annotations: Record<string, string> };
@@ -171,13 +174,13 @@ describe.each([
         },
       },
     };
-    const changed = planBinding(template, withAnnotation(changedValue), existing, 'rb-2');
+    const changed = planBinding(template, withAnnotation(changedValue), existing, { newPermanentId: 'rb-2' });
     expect(changed.kind === 'Update' && changed.binding.metadata.annotations).toMatchObject({
       [key]: changedValue,
       [annotations.evictionHistory]: '[]',
       other: 'x',
     });
-    const removed = planBinding(template, withAnnotation(undefined), existing, 'rb-2');
+    const removed = planBinding(template, withAnnotation(undefined), existing, { newPermanentId: 'rb-2' });
     const left = removed.kind === 'Update' ? removed.binding.metadata.annotations : undefined;
     expect(left).toMatchObject({ other: 'x', [annotations.evictionHistory]: '[]' });
     expect(left).not.toHaveProperty([key]);
@@ -189,7 +192,9 @@ describe.each([
       ...b,
       metadata: { ...b.metadata, annotations: { ...b.metadata.annotations, [key]: value } },
     };
-    expect(planBinding(template, withAnnotation(value), existing, 'rb-2')).toEqual({ kind: 'UpToDate' });
+    expect(planBinding(template, withAnnotation(value), existing, { newPermanentId: 'rb-2' })).toEqual({
+      kind: 'UpToDate',
+    });
   });
 });
 

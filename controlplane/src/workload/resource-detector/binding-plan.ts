@@ -19,7 +19,7 @@ import { definedFields, withoutKeys } from '../defined-fields.ts';
 import { bindingNameFor } from '../../names.ts';
 import type { ResourceTemplate } from '../template.ts';
 import type { ScopedPolicy } from './policy-match.ts';
-import { replicasOf } from './replicas.ts';
+import { replicasOf, type TemplateReplicas } from './replicas.ts';
 
 export type BindingPlan =
   | { readonly kind: 'Create'; readonly binding: ResourceBinding }
@@ -149,10 +149,17 @@ export function bindingRefFor(t: ResourceTemplate): {
   };
 }
 
-/** The spec fields the detector owns, from the template and the policy. */
-export function detectedSpec(t: ResourceTemplate, sp: ScopedPolicy): ResourceBindingSpec {
+/**
+ * The spec fields the detector owns, from the template and the policy; the replicas are the
+ * template's own (built-in kinds) unless an interpreter script gave them.
+ */
+export function detectedSpec(
+  t: ResourceTemplate,
+  sp: ScopedPolicy,
+  interpreted: TemplateReplicas = replicasOf(t),
+): ResourceBindingSpec {
   const p = sp.policy.spec;
-  const { replicas, replicaRequirements } = replicasOf(t);
+  const { replicas, replicaRequirements } = interpreted;
   const ns = t.metadata.namespace;
   const resource = definedFields({
     apiVersion: t.apiVersion ?? '',
@@ -217,21 +224,31 @@ function bindingKeysFor(cluster: boolean): { readonly idLabel: string; readonly 
     : { idLabel: labels.resourceBindingPermanentId, finalizer: finalizers.bindingController };
 }
 
+export interface PlanInputs {
+  /**
+   * Used only when the binding has no permanent id yet (upstream's admission webhook assigns a
+   * random UUID).
+   */
+  readonly newPermanentId: string;
+  /** Replicas an InterpretReplica script gave; default: the built-in rules of replicas.ts. */
+  readonly replicas?: TemplateReplicas;
+}
+
 /**
- * Plans the binding of `t` under `sp`. `newPermanentId` is used only when the binding has no
- * permanent id yet (upstream's admission webhook assigns a random UUID). A change of the
- * template's resourceVersion alone (e.g. a status write) is not worth a binding update.
+ * Plans the binding of `t` under `sp`. A change of the template's resourceVersion alone (e.g. a
+ * status write) is not worth a binding update.
  */
 export function planBinding(
   t: ResourceTemplate,
   sp: ScopedPolicy,
   existing: ResourceBinding | undefined,
-  newPermanentId: string,
+  inputs: PlanInputs,
 ): BindingPlan {
+  const { newPermanentId } = inputs;
   const ref = bindingRefFor(t);
   const keys = bindingKeysFor(ref.namespace === undefined);
   const claim = claimFor(sp);
-  const spec = detectedSpec(t, sp);
+  const spec = detectedSpec(t, sp, inputs.replicas);
   if (existing === undefined) {
     const metadata: ObjectMeta = {
       name: ref.name,

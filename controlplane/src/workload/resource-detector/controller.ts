@@ -8,6 +8,9 @@
  * kinds, including kinds whose CRD appears later) and bindings.
  * Writes the claim onto the template, and creates, updates or deletes the binding. A binding of
  * another template with the same name (deleted and re-created) is retried until GC removed it.
+ * A kind with an InterpretReplica script (a ResourceInterpreterCustomization) has the binding's
+ * replicas from it; a customization change queues the templates of its kinds. A failing script
+ * leaves the binding as it is, turns its `ReplicasInterpreted` condition False and is retried.
  */
 import { isSameJson, labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import {
@@ -23,7 +26,15 @@ import { allBindings, bindingClient, getBinding, type BindingStore } from '../..
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
+import {
+  currentInterpreter,
+  customizationSource,
+  isTargeted,
+  type InterpreterFeed,
+} from '../interpreter/feed.ts';
+import { ScriptFailedError, reportScriptOutcome } from '../interpreter/report.ts';
 import { bindingRefFor, planBinding, templateClaimPatch } from './binding-plan.ts';
+import { interpretedReplicas } from './replicas.ts';
 import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
 
@@ -36,6 +47,8 @@ export interface ResourceDetectorDeps {
   /** A fresh binding permanent id (a random UUID in production). */
   readonly newId: () => string;
   readonly log: Logger;
+  /** The customizations' scripts (InterpretReplica); none when absent. */
+  readonly interpreter?: InterpreterFeed;
 }
 
 /** The binding key a template maps to; none for templates the detector leaves alone. */
@@ -137,8 +150,19 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
       policySource(deps, deps.propagationPolicies),
       policySource(deps, deps.clusterPropagationPolicies),
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
+      ...(deps.interpreter === undefined
+        ? []
+        : [
+            // A customization change may change the replicas of every template of its kinds.
+            customizationSource(deps.interpreter, (targets) =>
+              deps.templates
+                .list()
+                .filter((t) => isTargeted(targets, t.apiVersion ?? '', t.kind ?? ''))
+                .flatMap(bindingKeyOfTemplate),
+            ),
+          ]),
     ],
-    async reconcile(key, { log, signal }) {
+    async reconcile(key, { log, signal, now }) {
       const binding = getBinding(deps.bindings, key);
       const template = findTemplate(deps.templates, key, binding);
       if (template === undefined || template.metadata.deletionTimestamp !== undefined) {
@@ -157,7 +181,7 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
           return converged();
         case 'Apply':
           await writeClaim(deps, template, choice, signal);
-          await writeBinding(deps, { key, template, binding, policy: choice }, { log, signal });
+          await writeBinding(deps, { key, template, binding, policy: choice }, { log, signal, now });
           return converged();
       }
     },
@@ -186,19 +210,29 @@ async function writeBinding(
     readonly binding: ResourceBinding | undefined;
     readonly policy: ScopedPolicy;
   },
-  ctx: { readonly log: Logger; readonly signal: AbortSignal },
+  ctx: { readonly log: Logger; readonly signal: AbortSignal; readonly now: () => number },
 ): Promise<void> {
   const { key, template, policy } = target;
-  const plan = planBinding(template, policy, target.binding, deps.newId());
+  const outcome = interpretedReplicas(template, currentInterpreter(deps.interpreter));
+  if (outcome.kind === 'failed') {
+    // The binding keeps the replicas it has: a failing script must not reschedule the workload.
+    await reportReplicas(deps, { key, binding: target.binding, template }, outcome, ctx);
+    throw new ScriptFailedError('GetReplicas', outcome.message);
+  }
+  const plan = planBinding(template, policy, target.binding, {
+    newPermanentId: deps.newId(),
+    ...(outcome.kind === 'succeeded' ? { replicas: outcome.value } : {}),
+  });
   const client = bindingClient(deps.bindings, key);
+  let written: ResourceBinding | undefined = target.binding;
   switch (plan.kind) {
     case 'UpToDate':
-      return;
+      break;
     case 'OwnedByOther':
       throw new Error(`binding ${key} belongs to template uid ${plan.ownerUid}; waiting for its removal`);
     case 'Create':
       try {
-        await client.create(plan.binding, { signal: ctx.signal });
+        written = await client.create(plan.binding, { signal: ctx.signal });
       } catch (err: unknown) {
         // Created by an earlier pass the cache has not shown yet; its event requeues the key.
         if (isAlreadyExists(err)) return;
@@ -206,12 +240,43 @@ async function writeBinding(
       }
       break;
     case 'Update':
-      await client.replace(plan.binding, { signal: ctx.signal });
+      written = await client.replace(plan.binding, { signal: ctx.signal });
       break;
   }
-  const name = policy.policy.metadata.name ?? '';
-  deps.events.record(template, 'Normal', 'ApplyPolicySucceed', `Apply policy(${name}) succeed`);
-  ctx.log.info({ binding: key, action: plan.kind, policy: name }, 'binding written');
+  if (plan.kind !== 'UpToDate') {
+    const name = policy.policy.metadata.name ?? '';
+    deps.events.record(template, 'Normal', 'ApplyPolicySucceed', `Apply policy(${name}) succeed`);
+    ctx.log.info({ binding: key, action: plan.kind, policy: name }, 'binding written');
+  }
+  await reportReplicas(deps, { key, binding: written, template }, outcome, ctx);
+}
+
+/**
+ * The InterpretReplica outcome as the binding's condition; with no binding yet, a failure goes
+ * to the template as an Event, as upstream reports it.
+ */
+async function reportReplicas(
+  deps: ResourceDetectorDeps,
+  target: {
+    readonly key: string;
+    readonly binding: ResourceBinding | undefined;
+    readonly template: ResourceTemplate;
+  },
+  outcome: Parameters<typeof reportScriptOutcome>[2]['outcome'],
+  ctx: { readonly signal: AbortSignal; readonly now: () => number },
+): Promise<void> {
+  const { key, binding, template } = target;
+  if (binding === undefined) {
+    if (outcome.kind === 'failed')
+      deps.events.record(template, 'Warning', 'GetReplicasFailed', outcome.message);
+    return;
+  }
+  await reportScriptOutcome(
+    deps,
+    { key, b: binding },
+    { step: 'GetReplicas', outcome },
+    { nowMs: ctx.now(), signal: ctx.signal },
+  );
 }
 
 /**

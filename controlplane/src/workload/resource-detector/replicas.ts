@@ -1,7 +1,10 @@
 /**
  * Replicas and per-replica requirements of a template, as upstream's default resource
  * interpreter reads them (`GetReplicas`): Deployment, StatefulSet and ReplicaSet from
- * `spec.replicas` and the pod template; every other kind has no replicas.
+ * `spec.replicas` and the pod template; every other kind has no replicas. A kind a
+ * ResourceInterpreterCustomization gives an InterpretReplica script has its replicas from that
+ * script instead, built-in kinds included: upstream asks the customized interpreters before the
+ * built-in one.
  */
 import {
   parseMilli,
@@ -11,7 +14,9 @@ import {
   type ResourceList,
   type Toleration,
 } from '@kf/api';
-import { recordOf, type ResourceTemplate } from '../template.ts';
+import type { ResourceInterpreter } from '@kf/interpreter';
+import { runScript, type ScriptOutcome } from '../interpreter/script-condition.ts';
+import { asKubeObject, recordOf, type ResourceTemplate } from '../template.ts';
 
 export interface TemplateReplicas {
   readonly replicas: number;
@@ -37,6 +42,24 @@ export function replicasOf(t: ResourceTemplate): TemplateReplicas {
     replicas: typeof replicas === 'number' ? replicas : 0,
     replicaRequirements: pod === undefined ? undefined : requirementsOf(pod, t.metadata.namespace),
   };
+}
+
+/**
+ * The template's replicas from its kind's InterpretReplica script: `none` when no customization
+ * scripts it (the built-in rules of {@link replicasOf} apply), `failed` when the script fails.
+ * The requirements are taken as the script gives them (upstream fills in the namespace only with
+ * its ResourceQuotaEstimate gate, which is off by default).
+ */
+export function interpretedReplicas(
+  t: ResourceTemplate,
+  interpreter: ResourceInterpreter | undefined,
+): ScriptOutcome<TemplateReplicas> {
+  return runScript(interpreter, (i) => {
+    const result = i.getReplicas(asKubeObject(t));
+    return result === undefined
+      ? undefined
+      : { replicas: result.replicas, replicaRequirements: result.requirements };
+  });
 }
 
 /** Node claim and summed requests of one pod; undefined when the pod asks for nothing. */

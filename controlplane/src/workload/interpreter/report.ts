@@ -1,0 +1,48 @@
+/**
+ * Writes a scripted step's condition onto the binding (see script-condition.ts) when it changed,
+ * guarded by the binding's resourceVersion: the conditions list is replaced whole, so a stale copy
+ * must conflict (and be retried) rather than drop a condition another controller just wrote.
+ * The Warning Event of a failure follows the write, so a retried write does not repeat it.
+ */
+import type { EventRecorder } from '@kf/kube';
+import { bindingClient, recordOnBinding, type Binding, type BindingStore } from '../../bindings.ts';
+import { planScriptCondition, type ScriptOutcome, type ScriptStep } from './script-condition.ts';
+
+export interface ReportDeps {
+  readonly bindings: BindingStore;
+  readonly events: EventRecorder;
+}
+
+/** Returns the binding as written (or as given when nothing changed). */
+export async function reportScriptOutcome(
+  deps: ReportDeps,
+  target: { readonly key: string; readonly b: Binding },
+  result: { readonly step: ScriptStep; readonly outcome: ScriptOutcome<unknown> },
+  ctx: { readonly nowMs: number; readonly signal: AbortSignal },
+): Promise<Binding> {
+  const { key, b } = target;
+  const plan = planScriptCondition(b.status?.conditions, result.step, result.outcome, ctx.nowMs);
+  if (plan === undefined) return b;
+  const written = await bindingClient(deps.bindings, key).patchStatus(
+    key,
+    { metadata: { resourceVersion: b.metadata.resourceVersion }, status: { conditions: plan.conditions } },
+    { signal: ctx.signal },
+  );
+  if (plan.event !== undefined) {
+    recordOnBinding(deps.events, b, { type: 'Warning', ...plan.event });
+  }
+  return written;
+}
+
+/** What a reconcile throws for a failed script, so that the runner retries it with backoff. */
+export class ScriptFailedError extends Error {
+  constructor(step: ScriptStep, message: string) {
+    super(`${step} failed: ${message}`);
+    this.name = 'ScriptFailedError';
+  }
+}
+
+/** The error to throw for `outcome`, if it failed. */
+export function scriptFailure(step: ScriptStep, outcome: ScriptOutcome<unknown>): Error | undefined {
+  return outcome.kind === 'failed' ? new ScriptFailedError(step, outcome.message) : undefined;
+}
