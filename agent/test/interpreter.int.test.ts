@@ -27,7 +27,9 @@ import {
   agentKubeconfig,
   applyAgentAccess,
   eventually,
+  freeFormCrd,
   installCrd,
+  servedAs,
   startFederation,
   type CustomResourceDefinition,
   type LocalFederation,
@@ -46,31 +48,10 @@ const CLONESETS: ResourceDescriptor = {
 const CONFIGMAPS: ResourceDescriptor = { group: '', version: 'v1', plural: 'configmaps', namespaced: true };
 
 /** Kruise's CloneSet as far as these tests go: any spec and status. */
-const CLONESET_CRD: CustomResourceDefinition = {
-  metadata: { name: `clonesets.${GROUP}` },
-  spec: {
-    group: GROUP,
-    scope: 'Namespaced',
-    names: { kind: 'CloneSet', plural: 'clonesets', singular: 'cloneset', listKind: 'CloneSetList' },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+const CLONESET_CRD: CustomResourceDefinition = servedAs(
+  freeFormCrd(GROUP, 'CloneSet', 'clonesets', 'Namespaced'),
+  'v1alpha1',
+);
 
 interface Obj {
   readonly apiVersion?: string;

@@ -18,7 +18,7 @@ import {
 import { parseCustomizations } from '@kf/interpreter';
 import { thirdPartyCustomizationsFolder } from '@kf/interpreter/testing';
 import { CORE_EVENT_RESOURCE, ResourceClient, type CoreEvent, type ResourceDescriptor } from '@kf/kube';
-import { freeFormCrd, installCrd } from '@kf/testing';
+import { freeFormCrd, servedAs, installCrd } from '@kf/testing';
 import { workNameFor } from '../../src/names.ts';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
 import { createReadyCluster, deployment, startHarness, workReplicas, type Harness } from './harness.ts';
@@ -107,14 +107,7 @@ beforeAll(async () => {
     resourceInterpreterCustomizationKind,
   );
   events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
-  const crd = freeFormCrd(GROUP, 'CloneSet', 'clonesets', 'Namespaced');
-  await installCrd(kc, {
-    ...crd,
-    spec: {
-      ...crd.spec,
-      versions: (crd.spec['versions'] as readonly object[]).map((v) => ({ ...v, name: VERSION })),
-    },
-  });
+  await installCrd(kc, servedAs(freeFormCrd(GROUP, 'CloneSet', 'clonesets', 'Namespaced'), VERSION));
   for (const name of MEMBERS) {
     await createReadyCluster(h, name);
     await h.clusters.patchStatus(name, {

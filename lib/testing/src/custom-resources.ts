@@ -54,6 +54,12 @@ export function freeFormCrd(
   };
 }
 
+/** The same CRD serving `version` instead of v1 (custom kinds of other projects: `v1alpha1`...). */
+export function servedAs(crd: CustomResourceDefinition, version: string): CustomResourceDefinition {
+  const versions = (crd.spec['versions'] as readonly object[] | undefined) ?? [];
+  return { ...crd, spec: { ...crd.spec, versions: versions.map((v) => ({ ...v, name: version })) } };
+}
+
 /** Creates the CRD and waits until it is Established (its kind is served). */
 export async function installCrd(
   kc: KubeConfig,

@@ -106,7 +106,13 @@ export {
 export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/demo.ts';
 export { Timeline, type TimelineEntry } from './cli/timeline.ts';
 export { dividedByStaticWeights, duplicatedOnto } from './placements.ts';
-export { freeFormCrd, installCrd, CRD_RESOURCE, type CustomResourceDefinition } from './custom-resources.ts';
+export {
+  freeFormCrd,
+  installCrd,
+  servedAs,
+  CRD_RESOURCE,
+  type CustomResourceDefinition,
+} from './custom-resources.ts';
 export {
   KarmadaControlPlane,
   karmadaBinaries,
