@@ -226,10 +226,18 @@ export async function releaseDeletedWorks(h: Harness, bindingName: string): Prom
   return mine.length;
 }
 
-/** What the agent reports for a Deployment Work: applied, with this reflected status and health. */
+/**
+ * What the agent reports for a Work carrying one object (a Deployment `deployment` unless `kind`
+ * says otherwise): applied, with this reflected status and health.
+ */
 export async function reportWork(
   h: Harness,
-  work: { readonly cluster: string; readonly name: string; readonly deployment: string },
+  work: {
+    readonly cluster: string;
+    readonly name: string;
+    readonly deployment: string;
+    readonly kind?: { readonly group: string; readonly version: string; readonly kind: string };
+  },
   report: { readonly health: 'Healthy' | 'Unhealthy'; readonly status: Record<string, unknown> },
 ): Promise<void> {
   await h.works.patchStatus(`${executionNamespaceFor(work.cluster)}/${work.name}`, {
@@ -247,9 +255,7 @@ export async function reportWork(
         {
           identifier: {
             ordinal: 0,
-            group: 'apps',
-            version: 'v1',
-            kind: 'Deployment',
+            ...(work.kind ?? { group: 'apps', version: 'v1', kind: 'Deployment' }),
             resource: '',
             namespace: 'default',
             name: work.deployment,

@@ -10,7 +10,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  executionNamespaceFor,
   findCondition,
   resourceInterpreterCustomizationKind,
   type ResourceInterpreterCustomization,
@@ -18,10 +17,17 @@ import {
 import { parseCustomizations } from '@kf/interpreter';
 import { thirdPartyCustomizationsFolder } from '@kf/interpreter/testing';
 import { CORE_EVENT_RESOURCE, ResourceClient, type CoreEvent, type ResourceDescriptor } from '@kf/kube';
-import { freeFormCrd, servedAs, installCrd } from '@kf/testing';
+import { freeFormCrd, installCrd, servedAs } from '@kf/testing';
 import { workNameFor } from '../../src/names.ts';
 import type { ResourceTemplate } from '../../src/workload/template.ts';
-import { createReadyCluster, deployment, startHarness, workReplicas, type Harness } from './harness.ts';
+import {
+  createReadyCluster,
+  deployment,
+  reportWork,
+  startHarness,
+  workReplicas,
+  type Harness,
+} from './harness.ts';
 
 const POLL = { timeout: 45_000, interval: 250 };
 const GROUP = 'apps.kruise.io';
@@ -62,34 +68,16 @@ function cloneSet(name: string, replicas: number): ResourceTemplate {
 
 /** What an agent reports for the CloneSet Work of `cluster`: applied, with the reflected status. */
 async function reportCloneSet(cluster: string, name: string, status: Record<string, unknown>): Promise<void> {
-  await h.works.patchStatus(`${executionNamespaceFor(cluster)}/${workNameFor('CloneSet', name, 'default')}`, {
-    status: {
-      conditions: [
-        {
-          type: 'Applied',
-          status: 'True',
-          reason: 'AppliedSuccessful',
-          message: 'Manifest has been successfully applied',
-          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-        },
-      ],
-      manifestStatuses: [
-        {
-          identifier: {
-            ordinal: 0,
-            group: GROUP,
-            version: VERSION,
-            kind: 'CloneSet',
-            resource: '',
-            namespace: 'default',
-            name,
-          },
-          status,
-          health: 'Healthy',
-        },
-      ],
+  await reportWork(
+    h,
+    {
+      cluster,
+      name: workNameFor('CloneSet', name, 'default'),
+      deployment: name,
+      kind: { group: GROUP, version: VERSION, kind: 'CloneSet' },
     },
-  });
+    { health: 'Healthy', status },
+  );
 }
 
 async function bindingCondition(name: string, type: string): Promise<unknown> {
