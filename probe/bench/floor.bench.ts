@@ -18,7 +18,8 @@
  * The API server is a local HTTP/2 server with HTTP/1.1 fallback answering a Node-sized JSON
  * object; the DNS server a UDP socket that echoes each query as an answer. Reported per row: RSS
  * (mean of samples every 250 ms over the measured seconds, after 3 s to settle), its anonymous
- * and file-backed parts and the peak, and what is left of the probe's 60 MiB target.
+ * and file-backed parts and the peak, and what is left of the probe's target (`TARGET_RSS_MIB`)
+ * for the probe's own code.
  */
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';

@@ -197,8 +197,8 @@ function report(results: readonly Result[]): void {
   }
   const production = results.find((r) => r.run.name === 'bundle');
   if (production !== undefined) {
-    const met = production.meanRssMiB < TARGET_RSS_MIB ? 'met' : 'MISSED';
-    print(`target (production bundle, RSS): < ${TARGET_RSS_MIB} MiB ${met}`);
+    const met = production.meanRssMiB <= TARGET_RSS_MIB ? 'met' : 'MISSED';
+    print(`target (production bundle, steady RSS): <= ${TARGET_RSS_MIB} MiB ${met}`);
   }
 }
 

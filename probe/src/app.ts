@@ -29,7 +29,7 @@ import { clusterConditionController } from './controllers/cluster-condition/cont
 import { resolvConfFileProblem } from './dns/resolv-conf-file.ts';
 import { exchange, type Exchanger } from './dns/transport.ts';
 import { createProbeMetrics, type ProbeMetrics } from './metrics.ts';
-import { NODE_RESOURCE, type NodeObject } from './node/node-object.ts';
+import { NODE_RESOURCE, projectNode, type NodeObject } from './node/node-object.ts';
 import { memberNodeStore, type NodeConditionStore } from './node/node-status.ts';
 import { NodeProber } from './node/prober.ts';
 
@@ -173,6 +173,7 @@ function aggregationRunnable(cfg: Readonly<ProbeConfig>, d: AggregationDeps): Ru
       const nodes = new WatchCache<NodeObject>({
         kubeConfig: d.memberKc,
         resource: NODE_RESOURCE,
+        transform: projectNode,
         log,
         clock: d.clock,
         metrics: d.watchMetrics,

@@ -27,6 +27,55 @@ describe('probe bundle', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** What the bundle, run with `nodeFlags`, logs when its first read of its Node fails. */
+  async function firstNodeReadError(nodeFlags: readonly string[], kubeconfig: string): Promise<string> {
+    const resolvConf = join(dir, 'resolv.conf');
+    await writeFile(resolvConf, 'nameserver 127.0.0.1\n');
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeFlags,
+        bundle.outfile,
+        '--host-name=node1',
+        '--cluster-name=member1',
+        `--kubeconfig=${kubeconfig}`,
+        `--karmada-kubeconfig=${kubeconfig}`,
+        `--resolv-conf=${resolvConf}`,
+        '--nameserver-port=1',
+        '--coredns-detect-period=100ms',
+        '--leader-elect=false',
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=0',
+      ],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      for await (const line of createInterface({ input: child.stdout })) {
+        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        if (entry.msg?.startsWith('cannot read the Node') === true) return entry.err?.message ?? line;
+      }
+      throw new Error('the probe exited without reading its Node');
+    } finally {
+      child.kill();
+    }
+  }
+
+  /** A kubeconfig for `server`, with `extra` cluster fields, written to `name` in the test's folder. */
+  async function kubeconfigFile(name: string, server: string, extra = ''): Promise<string> {
+    const path = join(dir, name);
+    await writeFile(
+      path,
+      `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: "${server}", insecure-skip-tls-verify: true${extra} } }]
+users: [{ name: probe, user: { token: t } }]
+contexts: [{ name: c, context: { cluster: c, user: probe } }]
+current-context: c
+`,
+    );
+    return path;
+  }
+
   it('leaves client-node generated APIs and models out', () => {
     const inputs = bundledInputs(bundle);
     expect(inputs.filter((f) => f.includes('/client-node/dist/gen/models/'))).toEqual([]);
@@ -41,6 +90,19 @@ describe('probe bundle', () => {
     expect(
       undici.filter((f) => /lib\/(web\/(websocket|cache|eventsource|cookies)|mock|cache|milo)\//.test(f)),
     ).toEqual([]);
+  });
+
+  it("keeps undici's HTTP/1.1 parser compressed", () => {
+    // WebAssembly's magic number in base64, as undici ships its parser.
+    expect(code).not.toContain('AGFzbQEAAAAB');
+    expect(code).toContain('brotliDecompressSync');
+  });
+
+  it('keeps the modules it loads on first use (proxies, authenticators, exemplars, transports)', () => {
+    const inputs = bundledInputs(bundle);
+    for (const dep of ['socks', 'socks-proxy-agent', 'hpagent', 'jsonpath-plus', '@opentelemetry/api']) {
+      expect(inputs.some((f) => f.includes(`node_modules/${dep}/`))).toBe(true);
+    }
   });
 
   it('loads Node modules with require, never import', () => {
@@ -64,10 +126,21 @@ describe('probe bundle', () => {
     );
   });
 
+  describe("through a kubeconfig's proxy-url (its support loaded on first use)", () => {
+    it.each(['socks5', 'http'])('goes through a %s proxy', async (scheme) => {
+      const kubeconfig = await kubeconfigFile(
+        `${scheme}-proxy.kubeconfig`,
+        'https://127.0.0.1:6443',
+        `, proxy-url: "${scheme}://127.0.0.1:1"`,
+      );
+      // The proxy's port refuses the connection: the request went to the proxy, not to :6443.
+      expect(await firstNodeReadError(PROBE_NODE_FLAGS, kubeconfig)).toMatch(/ECONNREFUSED 127\.0\.0\.1:1\b/);
+    });
+  });
+
   describe('against an API server without HTTP/2', () => {
     let server: Server;
     let kubeconfig: string;
-    let resolvConf: string;
 
     beforeAll(async () => {
       // Plain HTTP/1.1, as a proxy or an API server without HTTP/2 answers: every request gets a
@@ -87,19 +160,7 @@ describe('probe bundle', () => {
       server.listen(0, '127.0.0.1');
       await once(server, 'listening');
       const { port } = server.address() as AddressInfo;
-      kubeconfig = join(dir, 'http1.kubeconfig');
-      await writeFile(
-        kubeconfig,
-        `apiVersion: v1
-kind: Config
-clusters: [{ name: http1, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
-users: [{ name: probe, user: { token: t } }]
-contexts: [{ name: http1, context: { cluster: http1, user: probe } }]
-current-context: http1
-`,
-      );
-      resolvConf = join(dir, 'resolv.conf');
-      await writeFile(resolvConf, 'nameserver 127.0.0.1\n');
+      kubeconfig = await kubeconfigFile('http1.kubeconfig', `http://127.0.0.1:${port}`);
     });
 
     afterAll(async () => {
@@ -108,43 +169,12 @@ current-context: http1
       await once(server, 'close');
     });
 
-    /** What the bundle, run with `nodeFlags`, logs when its first read of its Node fails. */
-    async function firstNodeReadError(nodeFlags: readonly string[]): Promise<string> {
-      const child = spawn(
-        process.execPath,
-        [
-          ...nodeFlags,
-          bundle.outfile,
-          '--host-name=node1',
-          '--cluster-name=member1',
-          `--kubeconfig=${kubeconfig}`,
-          `--karmada-kubeconfig=${kubeconfig}`,
-          `--resolv-conf=${resolvConf}`,
-          '--nameserver-port=1',
-          '--coredns-detect-period=100ms',
-          '--leader-elect=false',
-          '--metrics-bind-address=0',
-          '--health-probe-bind-address=0',
-        ],
-        { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      try {
-        for await (const line of createInterface({ input: child.stdout })) {
-          const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
-          if (entry.msg?.startsWith('cannot read the Node') === true) return entry.err?.message ?? line;
-        }
-        throw new Error('the probe exited without reading its Node');
-      } finally {
-        child.kill();
-      }
-    }
-
     it('reads its Node over HTTP/1.1 with the production flags', async () => {
-      expect(await firstNodeReadError(PROBE_NODE_FLAGS)).toBe('answered over HTTP/1.1');
+      expect(await firstNodeReadError(PROBE_NODE_FLAGS, kubeconfig)).toBe('answered over HTTP/1.1');
     });
 
     it('could not under --lite-mode', async () => {
-      expect(await firstNodeReadError([...PROBE_NODE_FLAGS, '--lite-mode'])).toMatch(
+      expect(await firstNodeReadError([...PROBE_NODE_FLAGS, '--lite-mode'], kubeconfig)).toMatch(
         /ERR_WEBASSEMBLY_NOT_SUPPORTED/,
       );
     });
