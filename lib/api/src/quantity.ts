@@ -16,7 +16,8 @@ export interface ParsedQuantity {
 }
 
 const BINARY: Readonly<Record<string, number>> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
-const DECIMAL: Readonly<Record<string, number>> = {
+/** Decimal suffixes (`m`, `k`, `M`...) and the power of ten each stands for. */
+export const DECIMAL_SUFFIX_EXPONENTS: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,
@@ -69,7 +70,7 @@ function scaleOf(
   if (binary !== undefined)
     return { factor: 1024n ** BigInt(BINARY[binary] ?? 0), power10: 0, format: 'BinarySI' };
   if (exponent !== undefined) return { factor: 1n, power10: Number(exponent), format: 'DecimalExponent' };
-  return { factor: 1n, power10: DECIMAL[decimal ?? ''] ?? 0, format: 'DecimalSI' };
+  return { factor: 1n, power10: DECIMAL_SUFFIX_EXPONENTS[decimal ?? ''] ?? 0, format: 'DecimalSI' };
 }
 
 function ceilDiv(a: bigint, b: bigint): bigint {

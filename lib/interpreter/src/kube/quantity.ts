@@ -4,6 +4,7 @@
  * (rounded up to nano-units when parsed), remembers the suffix family it was written in, and
  * prints in the largest suffix that keeps its number whole (`1500m`, `2k`, `1536Mi`, `12e6`).
  */
+import { DECIMAL_SUFFIX_EXPONENTS } from '@kf/api';
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
@@ -19,18 +20,8 @@ export class QuantityError extends Error {}
 export const ZERO: Quantity = { mantissa: 0n, exponent: 0, format: undefined };
 
 const SYNTAX = /^([+-]?)(\d*)(?:\.(\d*))?([eEinumkKMGTP]*[+-]?\d*)$/;
-const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
+// The suffixes are the API's; the exact nano-unit arithmetic scripts need is this module's own.
+const DECIMAL_SUFFIXES = DECIMAL_SUFFIX_EXPONENTS;
 const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const NANO = -9;
 const MAX_BINARY = 2n ** 63n - 1n;
