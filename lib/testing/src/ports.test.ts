@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ephemeralRange, freePort, serverPortRange } from './ports.ts';
 
@@ -27,6 +27,36 @@ describe('serverPortRange', () => {
   });
 });
 
+async function listening(port: number): Promise<Server | undefined> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => {
+      resolve(undefined);
+    });
+    server.listen(port, '127.0.0.1', () => {
+      resolve(server);
+    });
+  });
+}
+
+const closed = (server: Server): Promise<unknown> => new Promise((r) => server.close(r));
+
+/** A listening server on a port `busy` such that `busy + 1` was free when checked. */
+async function busyPortBeforeAFreeOne(): Promise<{ server: Server; busy: number }> {
+  for (;;) {
+    const server = await listening(0);
+    if (server === undefined) continue;
+    const address = server.address();
+    const busy = typeof address === 'object' && address !== null ? address.port : 0;
+    const next = await listening(busy + 1);
+    if (next !== undefined) {
+      await closed(next);
+      return { server, busy };
+    }
+    await closed(server);
+  }
+}
+
 describe('freePort', () => {
   it('gives a bindable port below the ephemeral range', async () => {
     const port = await freePort();
@@ -41,11 +71,9 @@ describe('freePort', () => {
   });
 
   it('skips a port that is in use', async () => {
-    // A port bound by someone else (not handed out by freePort).
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    const busy = typeof address === 'object' && address !== null ? address.port : 0;
+    // A port bound by someone else (not handed out by freePort), whose next port is free: on a
+    // machine where other tests bind loopback ports, the port after an ephemeral one may be taken.
+    const { server, busy } = await busyPortBeforeAFreeOne();
     try {
       // The first pick is the busy port, the second a free one.
       const picks = [busy, busy + 1];
