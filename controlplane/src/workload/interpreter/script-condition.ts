@@ -7,6 +7,7 @@
  * | Step            | Condition type        | Controller      | Event on failure      |
  * | --------------- | --------------------- | --------------- | --------------------- |
  * | GetReplicas     | `ReplicasInterpreted` | resource-detector | GetReplicasFailed   |
+ * | GetComponents   | `ReplicasInterpreted` | resource-detector | GetComponentsFailed |
  * | ReviseReplica   | `ReplicasRevised`     | binding         | SyncWorkFailed        |
  * | AggregateStatus | `StatusAggregated`    | binding-status  | AggregateStatusFailed |
  *
@@ -14,11 +15,15 @@
  * message) while it fails, absent when no customization scripts the step for the kind. The Event
  * goes out when the condition turns False or its message changes, so a script that keeps failing
  * is reported once, not on every retry.
+ *
+ * GetComponents (InterpretComponent, gate MultiplePodTemplatesScheduling) stands in for
+ * GetReplicas where it applies, so the two share one condition: it says how the workload's size
+ * was found and whether that still works, whichever script found it.
  */
 import { findCondition, removeCondition, setCondition, type Condition } from '@kf/api';
 import { InterpreterScriptError, type ResourceInterpreter } from '@kf/interpreter';
 
-export type ScriptStep = 'GetReplicas' | 'ReviseReplica' | 'AggregateStatus';
+export type ScriptStep = 'GetReplicas' | 'GetComponents' | 'ReviseReplica' | 'AggregateStatus';
 
 interface StepNames {
   readonly type: string;
@@ -36,6 +41,13 @@ export const SCRIPT_CONDITIONS: Readonly<Record<ScriptStep, StepNames>> = {
     succeededReason: 'GetReplicasSucceed',
     succeededMessage: 'Replicas and replica requirements come from the InterpretReplica script.',
     eventReason: 'GetReplicasFailed',
+  },
+  GetComponents: {
+    type: 'ReplicasInterpreted',
+    failedReason: 'GetComponentsFailed',
+    succeededReason: 'GetComponentsSucceed',
+    succeededMessage: "The workload's components come from the InterpretComponent script.",
+    eventReason: 'GetComponentsFailed',
   },
   ReviseReplica: {
     type: 'ReplicasRevised',

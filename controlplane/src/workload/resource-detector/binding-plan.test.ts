@@ -130,6 +130,23 @@ describe('planBinding', () => {
     expect(plan.kind === 'Update' && 'failover' in plan.binding.spec).toBe(false);
   });
 
+  it('puts components in place of replicas when a script gave them, and drops them when none did', () => {
+    const components = [
+      { name: 'jobmanager', replicas: 1 },
+      { name: 'taskmanager', replicas: 2, replicaRequirements: { resourceRequest: { cpu: '2' } } },
+    ];
+    const withComponents = planBinding(template, scoped, scheduled(), {
+      newPermanentId: 'x',
+      replicas: { replicas: 0, replicaRequirements: undefined, components },
+    });
+    if (withComponents.kind !== 'Update') throw new Error(withComponents.kind);
+    expect(withComponents.binding.spec.components).toEqual(components);
+    expect('replicas' in withComponents.binding.spec).toBe(false);
+    const back = planBinding(template, scoped, withComponents.binding, { newPermanentId: 'x' });
+    expect(back.kind === 'Update' && back.binding.spec).toMatchObject({ replicas: 3 });
+    expect(back.kind === 'Update' && 'components' in back.binding.spec).toBe(false);
+  });
+
   it('refuses a binding that belongs to an earlier template of the same name', () => {
     const t = { ...template, metadata: { ...template.metadata, uid: 't-2' } };
     expect(planBinding(t, scoped, scheduled(), { newPermanentId: 'x' })).toEqual({

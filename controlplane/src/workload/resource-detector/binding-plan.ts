@@ -159,7 +159,7 @@ export function detectedSpec(
   interpreted: TemplateReplicas = replicasOf(t),
 ): ResourceBindingSpec {
   const p = sp.policy.spec;
-  const { replicas, replicaRequirements } = interpreted;
+
   const ns = t.metadata.namespace;
   const resource = definedFields({
     apiVersion: t.apiVersion ?? '',
@@ -178,8 +178,7 @@ export function detectedSpec(
     },
     ...definedFields({
       propagateDeps: p.propagateDeps,
-      replicaRequirements,
-      replicas: replicas === 0 ? undefined : replicas,
+      ...sizeOf(interpreted),
       placement: p.placement,
       schedulerName: p.schedulerName ?? defaultSchedulerName,
       failover: p.failover,
@@ -190,12 +189,26 @@ export function detectedSpec(
   };
 }
 
+/** Replicas (none when 0), requirements and components (none when empty), as the binding carries them. */
+function sizeOf({ replicas, replicaRequirements, components }: TemplateReplicas): {
+  readonly replicas: number | undefined;
+  readonly replicaRequirements: TemplateReplicas['replicaRequirements'];
+  readonly components: TemplateReplicas['components'];
+} {
+  return {
+    replicas: replicas === 0 ? undefined : replicas,
+    replicaRequirements,
+    components: components === undefined || components.length === 0 ? undefined : components,
+  };
+}
+
 /** Spec fields the detector overwrites; everything else on an existing binding is kept. */
 const DETECTED_FIELDS = [
   'resource',
   'propagateDeps',
   'replicaRequirements',
   'replicas',
+  'components',
   'placement',
   'schedulerName',
   'failover',

@@ -11,6 +11,8 @@
  * A kind with an InterpretReplica script (a ResourceInterpreterCustomization) has the binding's
  * replicas from it; a customization change queues the templates of its kinds. A failing script
  * leaves the binding as it is, turns its `ReplicasInterpreted` condition False and is retried.
+ * With gate MultiplePodTemplatesScheduling, a kind's InterpretComponent script gives the binding
+ * `spec.components` instead (the scheduler then places the whole set on one cluster).
  */
 import { isSameJson, labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import {
@@ -33,8 +35,9 @@ import {
   type InterpreterFeed,
 } from '../interpreter/feed.ts';
 import { ScriptFailedError, reportScriptOutcome } from '../interpreter/report.ts';
+import { SCRIPT_CONDITIONS } from '../interpreter/script-condition.ts';
 import { bindingRefFor, planBinding, templateClaimPatch } from './binding-plan.ts';
-import { interpretedReplicas } from './replicas.ts';
+import { interpretedWorkload } from './replicas.ts';
 import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
 
@@ -47,8 +50,10 @@ export interface ResourceDetectorDeps {
   /** A fresh binding permanent id (a random UUID in production). */
   readonly newId: () => string;
   readonly log: Logger;
-  /** The customizations' scripts (InterpretReplica); none when absent. */
+  /** The customizations' scripts (InterpretReplica, InterpretComponent); none when absent. */
   readonly interpreter?: InterpreterFeed;
+  /** Gate MultiplePodTemplatesScheduling: InterpretComponent scripts give `spec.components`. */
+  readonly schedulerOptions?: { readonly multiplePodTemplates?: boolean };
 }
 
 /** The binding key a template maps to; none for templates the detector leaves alone. */
@@ -213,11 +218,15 @@ async function writeBinding(
   ctx: { readonly log: Logger; readonly signal: AbortSignal; readonly now: () => number },
 ): Promise<void> {
   const { key, template, policy } = target;
-  const outcome = interpretedReplicas(template, currentInterpreter(deps.interpreter));
+  const { step, outcome } = interpretedWorkload(
+    template,
+    currentInterpreter(deps.interpreter),
+    deps.schedulerOptions?.multiplePodTemplates === true,
+  );
   if (outcome.kind === 'failed') {
     // The binding keeps the replicas it has: a failing script must not reschedule the workload.
-    await reportReplicas(deps, { key, binding: target.binding, template }, outcome, ctx);
-    throw new ScriptFailedError('GetReplicas', outcome.message);
+    await reportReplicas(deps, { key, binding: target.binding, template }, { step, outcome }, ctx);
+    throw new ScriptFailedError(step, outcome.message);
   }
   const plan = planBinding(template, policy, target.binding, {
     newPermanentId: deps.newId(),
@@ -248,12 +257,12 @@ async function writeBinding(
     deps.events.record(template, 'Normal', 'ApplyPolicySucceed', `Apply policy(${name}) succeed`);
     ctx.log.info({ binding: key, action: plan.kind, policy: name }, 'binding written');
   }
-  await reportReplicas(deps, { key, binding: written, template }, outcome, ctx);
+  await reportReplicas(deps, { key, binding: written, template }, { step, outcome }, ctx);
 }
 
 /**
- * The InterpretReplica outcome as the binding's condition; with no binding yet, a failure goes
- * to the template as an Event, as upstream reports it.
+ * The InterpretReplica (or InterpretComponent) outcome as the binding's condition; with no
+ * binding yet, a failure goes to the template as an Event, as upstream reports it.
  */
 async function reportReplicas(
   deps: ResourceDetectorDeps,
@@ -262,21 +271,17 @@ async function reportReplicas(
     readonly binding: ResourceBinding | undefined;
     readonly template: ResourceTemplate;
   },
-  outcome: Parameters<typeof reportScriptOutcome>[2]['outcome'],
+  result: Parameters<typeof reportScriptOutcome>[2],
   ctx: { readonly signal: AbortSignal; readonly now: () => number },
 ): Promise<void> {
   const { key, binding, template } = target;
   if (binding === undefined) {
+    const { outcome } = result;
     if (outcome.kind === 'failed')
-      deps.events.record(template, 'Warning', 'GetReplicasFailed', outcome.message);
+      deps.events.record(template, 'Warning', SCRIPT_CONDITIONS[result.step].eventReason, outcome.message);
     return;
   }
-  await reportScriptOutcome(
-    deps,
-    { key, b: binding },
-    { step: 'GetReplicas', outcome },
-    { nowMs: ctx.now(), signal: ctx.signal },
-  );
+  await reportScriptOutcome(deps, { key, b: binding }, result, { nowMs: ctx.now(), signal: ctx.signal });
 }
 
 /**

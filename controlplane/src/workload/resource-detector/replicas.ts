@@ -4,10 +4,12 @@
  * `spec.replicas` and the pod template; every other kind has no replicas. A kind a
  * ResourceInterpreterCustomization gives an InterpretReplica script has its replicas from that
  * script instead, built-in kinds included: upstream asks the customized interpreters before the
- * built-in one.
+ * built-in one. With gate MultiplePodTemplatesScheduling, a kind with an InterpretComponent script
+ * has components (its pod templates, each with replicas and requirements) instead of replicas.
  */
 import {
   parseMilli,
+  type Component,
   type NodeClaim,
   type NodeSelector,
   type ReplicaRequirements,
@@ -15,12 +17,14 @@ import {
   type Toleration,
 } from '@kf/api';
 import type { ResourceInterpreter } from '@kf/interpreter';
-import { runScript, type ScriptOutcome } from '../interpreter/script-condition.ts';
+import { runScript, type ScriptOutcome, type ScriptStep } from '../interpreter/script-condition.ts';
 import { asKubeObject, recordOf, type ResourceTemplate } from '../template.ts';
 
 export interface TemplateReplicas {
   readonly replicas: number;
   readonly replicaRequirements: ReplicaRequirements | undefined;
+  /** The workload's pod templates, when an InterpretComponent script gave them (no replicas then). */
+  readonly components?: readonly Component[];
 }
 
 /** Kinds whose `spec.replicas` and `spec.template` describe identical pods. */
@@ -60,6 +64,35 @@ export function interpretedReplicas(
       ? undefined
       : { replicas: result.replicas, replicaRequirements: result.requirements };
   });
+}
+
+/** Which script sized the workload, and what it came to. */
+export interface InterpretedWorkload {
+  readonly step: Extract<ScriptStep, 'GetReplicas' | 'GetComponents'>;
+  readonly outcome: ScriptOutcome<TemplateReplicas>;
+}
+
+/**
+ * The template's size from its kind's scripts, as upstream's detector asks: with gate
+ * MultiplePodTemplatesScheduling an InterpretComponent script comes first, and its components
+ * replace replicas and requirements (a failure stops there: the binding keeps what it has);
+ * without the gate or such a script, {@link interpretedReplicas}.
+ */
+export function interpretedWorkload(
+  t: ResourceTemplate,
+  interpreter: ResourceInterpreter | undefined,
+  multiplePodTemplates: boolean,
+): InterpretedWorkload {
+  if (multiplePodTemplates) {
+    const outcome = runScript(interpreter, (i) => {
+      const components = i.getComponents(asKubeObject(t));
+      return components === undefined
+        ? undefined
+        : { replicas: 0, replicaRequirements: undefined, components };
+    });
+    if (outcome.kind !== 'none') return { step: 'GetComponents', outcome };
+  }
+  return { step: 'GetReplicas', outcome: interpretedReplicas(t, interpreter) };
 }
 
 /** Node claim and summed requests of one pod; undefined when the pod asks for nothing. */

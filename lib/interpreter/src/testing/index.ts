@@ -2,6 +2,7 @@ export {
   thirdPartyCustomizationsFolder,
   thirdPartyKinds,
   loadThirdPartyKind,
+  loadCustomizationCases,
   caseSource,
   runCase,
   caseMismatch,

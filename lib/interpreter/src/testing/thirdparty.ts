@@ -58,11 +58,23 @@ export async function thirdPartyKinds(root: string): Promise<string[]> {
 
 export async function loadThirdPartyKind(root: string, path: string): Promise<ThirdPartyKind> {
   const folder = join(root, path);
-  const customizations = parseCustomizations(await readFile(join(folder, 'customizations.yaml'), 'utf8'));
-  const files = (await readdir(join(folder, 'testdata'))).sort();
+  return loadCustomizationCases(path, join(folder, 'customizations.yaml'), join(folder, 'testdata'));
+}
+
+/**
+ * A kind whose customizations file and case folder are named freely (a customization shipped as
+ * one manifest, its cases kept apart), read as Karmada's third-party folders are.
+ */
+export async function loadCustomizationCases(
+  path: string,
+  customizationsFile: string,
+  casesFolder: string,
+): Promise<ThirdPartyKind> {
+  const customizations = parseCustomizations(await readFile(customizationsFile, 'utf8'));
+  const files = (await readdir(casesFolder)).sort();
   const cases: ThirdPartyCase[] = [];
   for (const file of files) {
-    const text = indentQuotedContinuations(await readFile(join(folder, 'testdata', file), 'utf8'));
+    const text = indentQuotedContinuations(await readFile(join(casesFolder, file), 'utf8'));
     const docs = loadAll(text, { schema: CORE_SCHEMA });
     for (const doc of docs) if (isJsonObject(doc)) cases.push({ ...(doc as object), file } as ThirdPartyCase);
   }
