@@ -48,6 +48,7 @@ import {
   metricsText,
   placementOf,
   sleep,
+  until,
   waitForIdle,
 } from './support.ts';
 
@@ -135,24 +136,20 @@ async function countWorks(fed: FailoverFederation): Promise<number> {
 }
 
 /** Polls `count` (with `pauseMs` between polls) until it reaches `target`; seconds since `from`. */
-async function until(
+async function untilCount(
   what: string,
   count: () => Promise<number>,
   target: number,
   timing: { readonly from: number; readonly pauseMs: number },
 ): Promise<number> {
-  let loggedAt = timing.from;
-  for (;;) {
-    const n = await count();
-    if (n >= target) return since(timing.from);
-    // Progress every 30 s, so that a long phase shows its trend without flooding the output.
-    if (performance.now() - loggedAt >= 30_000) {
-      log(`${what}: ${n}/${target} after ${secs(since(timing.from))} s`);
-      loggedAt = performance.now();
-    }
-    if (performance.now() - timing.from > PHASE_TIMEOUT_MS) throw new Error(`${what}: only ${n}/${target}`);
-    await sleep(timing.pauseMs);
-  }
+  let n = 0;
+  await until(what, async () => (n = await count()) >= target, {
+    ...timing,
+    timeoutMs: PHASE_TIMEOUT_MS,
+    progress: () => `${n}/${target}`,
+    log,
+  });
+  return since(timing.from);
 }
 
 /** The control plane's RSS and heap, sampled every second; the peak since the last reset. */
@@ -236,8 +233,8 @@ async function setup(ctx: Context): Promise<void> {
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
   const from = { from: createdAt, pauseMs: 1_000 };
-  const scheduled = await until('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
-  const works = await until('Works', () => countWorks(fed), 2 * BINDINGS, from);
+  const scheduled = await untilCount('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
+  const works = await untilCount('Works', () => countWorks(fed), 2 * BINDINGS, from);
   const idle = await waitForIdle(url, createdAt);
   const after = await controlPlaneTotals(url);
   print(
@@ -304,13 +301,13 @@ async function probeDecision(ctx: Context): Promise<{ scheduled: number; works: 
     const b = await fed.bindings.find(`${NAMESPACE}/${PROBE}-deployment`);
     return b !== undefined && placementOf(b) === wanted ? 1 : 0;
   };
-  const scheduled = await until('probe binding scheduled', binding, 1, { from: at, pauseMs: 100 });
+  const scheduled = await untilCount('probe binding scheduled', binding, 1, { from: at, pauseMs: 100 });
   const work = workNameFor('deployment', PROBE, NAMESPACE);
   const works = async (): Promise<number> => {
     const found = await Promise.all(pairOf(pair).map((c) => fed.works.find(`karmada-es-${c}/${work}`)));
     return found.filter((w) => w !== undefined).length;
   };
-  const worksSeconds = await until('probe Works', works, 2, { from: at, pauseMs: 100 });
+  const worksSeconds = await untilCount('probe Works', works, 2, { from: at, pauseMs: 100 });
   return { scheduled, works: worksSeconds };
 }
 
@@ -384,7 +381,7 @@ async function lost(ctx: Context): Promise<void> {
     if (n < on.length) first ??= since(failedAt);
     return on.length - n;
   };
-  const all = await until(`bindings off ${lostMember}`, remaining, on.length, {
+  const all = await untilCount(`bindings off ${lostMember}`, remaining, on.length, {
     from: failedAt,
     pauseMs: 100,
   });

@@ -39,7 +39,7 @@ import {
   dividedByStaticWeights,
   startFailoverFederation,
 } from '@kf/testing';
-import { inParallel } from './support.ts';
+import { inParallel, until } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -60,7 +60,6 @@ const NAMESPACE = 'default';
 const LABEL = { bench: 'side-by-side' };
 /** Room for every replica on one node (2 per binding once all are on member2). */
 const NODE_CAPACITY = { cpu: '256', memory: '1Ti', pods: '4000' };
-const TIMEOUT_MS = 60 * 60_000;
 
 function log(msg: string): void {
   process.stderr.write(`[side-by-side.bench] ${msg}\n`);
@@ -103,15 +102,6 @@ function deployment(i: number): V1Deployment {
   };
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = TIMEOUT_MS): Promise<number> {
-  const start = performance.now();
-  for (;;) {
-    if (await probe().catch(() => false)) return performance.now();
-    if (performance.now() - start > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /**
  * Waits until member1 runs a copy of each of the `count` Deployments. A binding placed without
  * member1 (not the placement the policy asks for) has its Deployment made again, so that the
@@ -130,11 +120,9 @@ async function everyCopyOnMember1(
       })
     ).items.length;
   for (let attempt = 1; ; attempt++) {
-    const placed = await until(
-      `${to.count} copies on member1`,
-      async () => (await copies()) === to.count,
-      60_000,
-    )
+    const placed = await until(`${to.count} copies on member1`, async () => (await copies()) === to.count, {
+      timeoutMs: 60_000,
+    })
       .then(() => true)
       .catch(() => false);
     if (placed) return;

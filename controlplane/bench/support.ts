@@ -86,6 +86,59 @@ export async function controllerBreakdown(baseUrl: string): Promise<string[]> {
     .map(([c, e]) => `${c}: ${e.count} reconciles, ${e.seconds.toFixed(1)} s, ${e.retries} retries`);
 }
 
+/** What the last failed poll said, to append to a timeout's message; empty when none failed. */
+function lastFailure(err: unknown): string {
+  if (err === undefined) return '';
+  return ` (last poll failed: ${err instanceof Error ? err.message : JSON.stringify(err)})`;
+}
+
+export interface UntilOptions {
+  /** The `performance.now()` the timeout and the progress lines count from (default: the call). */
+  readonly from?: number;
+  /** Default 60 minutes: a phase of a large run. */
+  readonly timeoutMs?: number;
+  /** Between polls (default 100 ms). */
+  readonly pauseMs?: number;
+  /** How far the wait got (`412/1000`), for the timeout error and the progress lines. */
+  readonly progress?: () => string;
+  /** Where a progress line goes every 30 s, so that a long phase shows its trend without flooding. */
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * Polls `done` until it holds; returns the `performance.now()` it held at. A poll that fails
+ * counts as not yet (an API server under the bench's load answers late or not at all), and the
+ * last failure is named when the wait times out.
+ */
+export async function until(
+  what: string,
+  done: () => Promise<boolean>,
+  opts: UntilOptions = {},
+): Promise<number> {
+  const from = opts.from ?? performance.now();
+  const timeoutMs = opts.timeoutMs ?? 60 * 60_000;
+  const progress = opts.progress ?? (() => 'not yet');
+  let loggedAt = from;
+  let failure: unknown;
+  for (;;) {
+    const held = await done().catch((err: unknown) => {
+      failure = err;
+      return false;
+    });
+    const now = performance.now();
+    if (held) return now;
+    const seconds = ((now - from) / 1000).toFixed(1);
+    if (opts.log !== undefined && now - loggedAt >= 30_000) {
+      opts.log(`${what}: ${progress()} after ${seconds} s`);
+      loggedAt = now;
+    }
+    if (now - from > timeoutMs) {
+      throw new Error(`${what}: ${progress()} after ${seconds} s${lastFailure(failure)}`);
+    }
+    await sleep(opts.pauseMs ?? 100);
+  }
+}
+
 /**
  * Waits until every work queue of the process (with `events`, its queue of Events to write too)
  * has stayed empty for 2 s; the seconds from `from` (a `performance.now()`) to the moment they

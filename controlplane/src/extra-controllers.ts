@@ -24,8 +24,6 @@ const workload: ControllerSet = (w) => {
     ...(w.caches.metrics === undefined ? {} : { watchMetrics: w.caches.metrics }),
     statefulFailoverInjection: gates.StatefulFailoverInjection,
     schedulerOptions: { multiplePodTemplates: gates.MultiplePodTemplatesScheduling },
-    // ResourceInterpreterCustomizations: the scripts of custom kinds (replicas, revise, status).
-    interpreter: true,
   });
   const applicationFailover = applicationFailoverController({
     bindings: deps.bindings,
@@ -40,7 +38,7 @@ const workload: ControllerSet = (w) => {
     runnables,
     unsynced: () => [
       ...deps.templates.unsynced(),
-      ...(deps.interpreter?.isReady() === false ? ['resource-interpreter'] : []),
+      ...(deps.interpreter.isReady() ? [] : ['resource-interpreter']),
     ],
   };
 };

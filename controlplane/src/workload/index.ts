@@ -34,7 +34,7 @@ import type { SchedulerOptions } from '../scheduler/schedule.ts';
 import { bindingStatusController } from './binding-status/controller.ts';
 import { NAMESPACE_RESOURCE } from '../controllers/cluster/controller.ts';
 import { bindingController } from './binding/controller.ts';
-import { InterpreterFeed } from './interpreter/feed.ts';
+import { interpreterFeed, type InterpreterFeed } from './interpreter/feed.ts';
 import { namespaceSyncController } from './namespace-sync/controller.ts';
 import type { NamespaceObject } from './namespace-sync/plan.ts';
 import type { BindingStore } from '../bindings.ts';
@@ -74,7 +74,7 @@ export interface WorkloadDeps {
    * The ResourceInterpreterCustomizations' scripts: replicas (resource-detector), each cluster's
    * replicas (binding) and the template's status (binding-status) of the kinds they target.
    */
-  readonly interpreter?: InterpreterFeed;
+  readonly interpreter: InterpreterFeed;
 }
 
 export interface WorkloadDepsOptions {
@@ -102,11 +102,6 @@ export interface WorkloadDepsOptions {
   readonly watchMetrics?: WatchCacheMetrics;
   /** Gate StatefulFailoverInjection (default off). */
   readonly statefulFailoverInjection?: boolean;
-  /**
-   * Run the scripts of ResourceInterpreterCustomizations (default off): their cache and the
-   * interpreter join the `runnables`, and the controllers wait for both before their first key.
-   */
-  readonly interpreter?: boolean;
 }
 
 export interface Workload {
@@ -121,24 +116,6 @@ export interface Workload {
 /** The `metrics` option of the watch caches made here, when the process has them. */
 function watchMetricsOf(opts: WorkloadDepsOptions): { readonly metrics?: WatchCacheMetrics } {
   return opts.watchMetrics === undefined ? {} : { metrics: opts.watchMetrics };
-}
-
-/**
- * The interpreter fed from the customizations' cache, as the deps field and the runnable to run,
- * when the options ask for one.
- */
-function interpreterFeedOf(
-  opts: WorkloadDepsOptions,
-  cache: <T extends KubeObject>(resource: ResourceDescriptor) => WatchCache<T>,
-): { readonly deps: { readonly interpreter?: InterpreterFeed }; readonly runnables: readonly Runnable[] } {
-  if (opts.interpreter !== true) return { deps: {}, runnables: [] };
-  const feed = new InterpreterFeed(
-    cache<ResourceInterpreterCustomization>(resourceInterpreterCustomizationKind),
-  );
-  return {
-    deps: { interpreter: feed },
-    runnables: [{ name: 'resource-interpreter', needLeaderElection: false, start: (s) => feed.run(s) }],
-  };
 }
 
 /** Builds the caches, clients and event recorder of the workload controllers. */
@@ -173,7 +150,11 @@ export function createWorkloadDeps(
     initial: [['apps/v1', 'Deployment']],
     ...watchMetricsOf(opts),
   });
-  const interpreter = interpreterFeedOf(opts, cache);
+  // The scripts of ResourceInterpreterCustomizations: the controllers wait for the interpreter
+  // (and so for the customizations' cache) before their first key.
+  const interpreter = interpreterFeed(
+    cache<ResourceInterpreterCustomization>(resourceInterpreterCustomizationKind),
+  );
   const deps: WorkloadDeps = {
     templates,
     propagationPolicies: cache<PropagationPolicy>(propagationPolicyKind),
@@ -204,7 +185,7 @@ export function createWorkloadDeps(
     schedulerName: opts.schedulerName ?? defaultSchedulerName,
     ...(opts.schedulerOptions === undefined ? {} : { schedulerOptions: opts.schedulerOptions }),
     statefulFailoverInjection: opts.statefulFailoverInjection ?? false,
-    ...interpreter.deps,
+    interpreter,
   };
   const run = (name: string, c: { run(signal: AbortSignal): Promise<void> }): Runnable => ({
     name,
@@ -216,7 +197,7 @@ export function createWorkloadDeps(
     runnables: [
       ...(discovery.run === undefined ? [] : [run('kind-discovery', { run: discovery.run })]),
       run('templates', templates),
-      ...interpreter.runnables,
+      run('resource-interpreter', interpreter),
       ...own.map((o) => run(o.name, o.cache)),
     ],
   };

@@ -68,8 +68,6 @@ export interface HarnessOptions {
   readonly failover?: { readonly gracefulEvictionTimeoutMs: number };
   /** Gate StatefulFailoverInjection. */
   readonly statefulFailoverInjection?: boolean;
-  /** Run the scripts of ResourceInterpreterCustomizations. */
-  readonly interpreter?: boolean;
 }
 
 export async function startHarness(
@@ -85,10 +83,7 @@ export async function startHarness(
     level: process.env['KF_TEST_LOG'] === '1' ? 'debug' : 'silent',
   });
   const stateful = options.statefulFailoverInjection ?? false;
-  const workload = createWorkloadDeps(kc, log, {
-    statefulFailoverInjection: stateful,
-    interpreter: options.interpreter ?? false,
-  });
+  const workload = createWorkloadDeps(kc, log, { statefulFailoverInjection: stateful });
   const { bindings, events } = workload.deps;
   const gracefulEviction =
     options.failover === undefined

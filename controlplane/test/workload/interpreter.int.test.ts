@@ -87,7 +87,7 @@ async function bindingCondition(name: string, type: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  h = await startHarness(MEMBERS, { interpreter: true });
+  h = await startHarness(MEMBERS);
   const kc = h.cp.kubeConfig();
   clonesets = new ResourceClient<ResourceTemplate>(kc, CLONESETS);
   customizations = new ResourceClient<ResourceInterpreterCustomization>(

@@ -18,3 +18,14 @@ export {
 export { type DependentObjectReference, dependencyProblems, mergeDependencies } from './dependencies.ts';
 export { parseCustomizations } from './yaml.ts';
 export type { JsonObject, JsonValue, KubeObject } from './json.ts';
+export {
+  InterpreterFeed,
+  changedTargets,
+  isTargeted,
+  type CustomizationCache,
+  type FedInterpreter,
+  type FeedLog,
+  type InterpreterFeedOptions,
+  type KeySource,
+  type TargetKind,
+} from './feed.ts';

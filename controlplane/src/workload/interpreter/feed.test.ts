@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceInterpreterCustomization } from '@kf/api';
 import type { ObjectEventHandler } from '@kf/runtime';
-import { InterpreterFeed, changedTargets, currentInterpreter, customizationSource } from './feed.ts';
+import { currentInterpreter, customizationSource, interpreterFeed } from './feed.ts';
 import { asKubeObject } from '../template.ts';
 import { CLONESET, cloneSet, cloneSetScripts, failingScripts } from './test-scripts.ts';
 
@@ -35,7 +35,7 @@ class FakeSource {
 describe('InterpreterFeed', () => {
   it('is ready once the first list is in, and follows every change, naming the kinds it touched', async () => {
     const source = new FakeSource();
-    const feed = new InterpreterFeed(source);
+    const feed = interpreterFeed(source);
     const queued: string[] = [];
     customizationSource(feed, (targets) => targets.map((t) => `${t.apiVersion}/${t.kind}`)).onChange((k) =>
       queued.push(k),
@@ -62,15 +62,5 @@ describe('InterpreterFeed', () => {
 
   it('runs without scripts when the process has no feed', () => {
     expect(currentInterpreter(undefined)).toBeUndefined();
-  });
-});
-
-describe('changedTargets', () => {
-  it('names the old and the new target of a customization that moved', () => {
-    const moved = failingScripts({ apiVersion: 'example.com/v1', kind: 'Widget' }, 'cloneset');
-    expect(changedTargets(moved, cloneSetScripts)).toEqual([
-      { apiVersion: 'example.com/v1', kind: 'Widget' },
-      CLONESET,
-    ]);
   });
 });
