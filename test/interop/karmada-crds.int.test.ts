@@ -28,7 +28,8 @@ import {
   type ResourceBinding,
   type ResourceInterpreterCustomization,
 } from '@kf/api';
-import { parseCustomizations } from '@kf/interpreter';
+import { createResourceInterpreter, parseCustomizations } from '@kf/interpreter';
+import { thirdPartyCustomizationsFolder } from '@kf/interpreter/testing';
 import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import {
   KarmadaControlPlane,
@@ -44,6 +45,8 @@ import {
   planApplicationFailover,
 } from '../../controlplane/src/controllers/application-failover/failover-plan.ts';
 import { parseEvictionHistory } from '../../controlplane/src/scheduler/eviction-history-annotation.ts';
+import { planBinding } from '../../controlplane/src/workload/resource-detector/binding-plan.ts';
+import { interpretedWorkload } from '../../controlplane/src/workload/resource-detector/replicas.ts';
 import { binding, demoDeployment, placement, policyFor, propagate, until } from '../e2e/support.ts';
 
 const execFileAsync = promisify(execFile);
@@ -207,6 +210,50 @@ describe("the project's objects under Karmada v1.18.2's CRDs", () => {
     expect(rejection?.error).toMatch(
       /admission webhook "resourceinterpretercustomization\.karmada\.io" denied/,
     );
+  });
+
+  it("a multi-template binding, components from Karmada's FlinkDeployment script, validates strictly", async () => {
+    const flink = parseCustomizations(
+      await readFile(
+        join(
+          await thirdPartyCustomizationsFolder(),
+          'flink.apache.org/v1beta1/FlinkDeployment/customizations.yaml',
+        ),
+        'utf8',
+      ),
+    );
+    const template = {
+      apiVersion: 'flink.apache.org/v1beta1',
+      kind: 'FlinkDeployment',
+      metadata: { name: 'etl', namespace: 'default', uid: 'etl-uid', resourceVersion: '7' },
+      spec: {
+        flinkConfiguration: { 'taskmanager.numberOfTaskSlots': '2' },
+        jobManager: { replicas: 1, resource: { cpu: 1, memory: '2048m' } },
+        taskManager: { resource: { cpu: 2, memory: '4096m' } },
+        job: { parallelism: 4 },
+        podTemplate: { spec: { nodeSelector: { pool: 'stream' }, priorityClassName: 'batch' } },
+      },
+    };
+    const interpreter = await createResourceInterpreter(flink);
+    const outcome = interpretedWorkload(template, interpreter, true);
+    interpreter.close();
+    if (outcome.outcome.kind !== 'succeeded') throw new Error(`no components: ${outcome.outcome.kind}`);
+    const oneCluster = policyFor('etl', {
+      clusterAffinity: { clusterNames: ['member1', 'member2'] },
+      spreadConstraints: [{ spreadByField: 'cluster', minGroups: 1, maxGroups: 1 }],
+    });
+    const plan = planBinding(template, { scope: 'Namespaced', policy: oneCluster }, undefined, {
+      newPermanentId: 'etl-id',
+      replicas: outcome.outcome.value,
+    });
+    if (plan.kind !== 'Create') throw new Error(plan.kind);
+    expect(plan.binding.spec.components?.map((c) => [c.name, c.replicas])).toEqual([
+      ['jobmanager', 1],
+      ['taskmanager', 2],
+    ]);
+    const placed = { ...plan.binding, spec: { ...plan.binding.spec, clusters: [{ name: 'member1' }] } };
+    await namespaces(['default']);
+    expect(await rejectedByKarmada([asWritten(placed, fed.bindings.resource)])).toEqual([]);
   });
 
   it('every object a real cluster failover leaves behind validates strictly', async () => {
