@@ -2,7 +2,8 @@
 # Runs every benchmark and prints its figures: the scheduler's pure assignment, rescheduling
 # through the control-plane process after a cluster failure, the same failover under Karmada's
 # own control plane and the project's, 10,000 bindings over 100 members (placement, memory, restart
-# and a member lost), the DNS probe's per-lookup CPU and
+# and a member lost), 1,000 CloneSets through Karmada's Lua customization against 1,000
+# Deployments, the DNS probe's per-lookup CPU and
 # RSS (against a local federation) and the memory floor under it, and the agent's status sync
 # and RSS on a member with 500 KWOK nodes and 5,000 pods; last, 30 minutes of random partitions
 # counting false evictions (KF_SOAK_MINUTES sets the length).
@@ -20,6 +21,8 @@ log "control plane: the same failover under Karmada's own control plane and the 
 node controlplane/bench/side-by-side.bench.ts
 log "control plane: scale, 10,000 bindings over 100 simulated members (set-up, memory, restart, a member lost)"
 node controlplane/bench/scale.bench.ts
+log "control plane: custom kinds, 1,000 CloneSets (Karmada's customization, Lua) against 1,000 Deployments"
+node controlplane/bench/custom-kinds.bench.ts
 log "probe: lookups and RSS"
 node probe/bench/lookup.bench.ts --federation --seconds=20
 log "probe: the memory floor of any probe on Node (Node, TLS, HTTP/2, undici)"

@@ -48,7 +48,7 @@ import {
   metricsText,
   placementOf,
   sleep,
-  until,
+  untilCount,
   waitForIdle,
 } from './support.ts';
 
@@ -80,6 +80,14 @@ function log(msg: string): void {
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
+
+/** {@link untilCount} with this benchmark's phase timeout and progress lines. */
+const untilPhase = (
+  what: string,
+  count: () => Promise<number>,
+  target: number,
+  timing: { readonly from: number; readonly pauseMs: number },
+): Promise<number> => untilCount(what, count, target, { ...timing, timeoutMs: PHASE_TIMEOUT_MS, log });
 
 const since = (t: number): number => (performance.now() - t) / 1000;
 const secs = (s: number): string => s.toFixed(1);
@@ -133,23 +141,6 @@ async function countWorks(fed: FailoverFederation): Promise<number> {
     if ((w.metadata.name ?? '').startsWith('app-')) n++;
   });
   return n;
-}
-
-/** Polls `count` (with `pauseMs` between polls) until it reaches `target`; seconds since `from`. */
-async function untilCount(
-  what: string,
-  count: () => Promise<number>,
-  target: number,
-  timing: { readonly from: number; readonly pauseMs: number },
-): Promise<number> {
-  let n = 0;
-  await until(what, async () => (n = await count()) >= target, {
-    ...timing,
-    timeoutMs: PHASE_TIMEOUT_MS,
-    progress: () => `${n}/${target}`,
-    log,
-  });
-  return since(timing.from);
 }
 
 /** The control plane's RSS and heap, sampled every second; the peak since the last reset. */
@@ -233,8 +224,8 @@ async function setup(ctx: Context): Promise<void> {
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
   const from = { from: createdAt, pauseMs: 1_000 };
-  const scheduled = await untilCount('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
-  const works = await untilCount('Works', () => countWorks(fed), 2 * BINDINGS, from);
+  const scheduled = await untilPhase('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
+  const works = await untilPhase('Works', () => countWorks(fed), 2 * BINDINGS, from);
   const idle = await waitForIdle(url, createdAt);
   const after = await controlPlaneTotals(url);
   print(
@@ -301,13 +292,13 @@ async function probeDecision(ctx: Context): Promise<{ scheduled: number; works: 
     const b = await fed.bindings.find(`${NAMESPACE}/${PROBE}-deployment`);
     return b !== undefined && placementOf(b) === wanted ? 1 : 0;
   };
-  const scheduled = await untilCount('probe binding scheduled', binding, 1, { from: at, pauseMs: 100 });
+  const scheduled = await untilPhase('probe binding scheduled', binding, 1, { from: at, pauseMs: 100 });
   const work = workNameFor('deployment', PROBE, NAMESPACE);
   const works = async (): Promise<number> => {
     const found = await Promise.all(pairOf(pair).map((c) => fed.works.find(`karmada-es-${c}/${work}`)));
     return found.filter((w) => w !== undefined).length;
   };
-  const worksSeconds = await untilCount('probe Works', works, 2, { from: at, pauseMs: 100 });
+  const worksSeconds = await untilPhase('probe Works', works, 2, { from: at, pauseMs: 100 });
   return { scheduled, works: worksSeconds };
 }
 
@@ -381,7 +372,7 @@ async function lost(ctx: Context): Promise<void> {
     if (n < on.length) first ??= since(failedAt);
     return on.length - n;
   };
-  const all = await untilCount(`bindings off ${lostMember}`, remaining, on.length, {
+  const all = await untilPhase(`bindings off ${lostMember}`, remaining, on.length, {
     from: failedAt,
     pauseMs: 100,
   });

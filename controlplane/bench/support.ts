@@ -140,6 +140,21 @@ export async function until(
 }
 
 /**
+ * Polls `count` until it reaches `target`, with the count as progress; returns the seconds since
+ * `opts.from`.
+ */
+export async function untilCount(
+  what: string,
+  count: () => Promise<number>,
+  target: number,
+  opts: UntilOptions & { readonly from: number },
+): Promise<number> {
+  let n = 0;
+  await until(what, async () => (n = await count()) >= target, { ...opts, progress: () => `${n}/${target}` });
+  return (performance.now() - opts.from) / 1000;
+}
+
+/**
  * Waits until every work queue of the process (with `events`, its queue of Events to write too)
  * has stayed empty for 2 s; the seconds from `from` (a `performance.now()`) to the moment they
  * emptied.

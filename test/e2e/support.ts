@@ -40,18 +40,21 @@ export const TAINTS: Readonly<Record<'unreachable' | 'notReadySchedule' | 'notRe
     notReadyExecute: { key: 'cluster.karmada.io/not-ready', effect: 'NoExecute' },
   };
 
-/** A PropagationPolicy selecting one Deployment. */
+const DEPLOYMENT_KIND = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
+
+/** A PropagationPolicy selecting one object, by default a Deployment. */
 export function policyFor(
-  deployment: string,
+  name: string,
   placement: Placement,
   extra: Partial<PropagationPolicy['spec']> = {},
+  target: { readonly apiVersion: string; readonly kind: string } = DEPLOYMENT_KIND,
 ): PropagationPolicy {
   return {
     apiVersion: 'policy.karmada.io/v1alpha1',
     kind: 'PropagationPolicy',
-    metadata: { name: `${deployment}-propagation`, namespace: NAMESPACE },
+    metadata: { name: `${name}-propagation`, namespace: NAMESPACE },
     spec: {
-      resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment }],
+      resourceSelectors: [{ apiVersion: target.apiVersion, kind: target.kind, name }],
       placement,
       ...extra,
     },
