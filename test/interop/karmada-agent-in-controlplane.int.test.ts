@@ -3,11 +3,15 @@
  * control plane, with the identity `karmadactl register` issues and the access deploy/agent grants
  * (plus deploy/agent/karmada-agent.yaml, what Karmada's agent reads beyond the project's): it
  * registers, its Works are scheduled and applied, and when it dies the project's control plane
- * fails its workloads over to the other member.
+ * fails its workloads over to the other member. It judges a custom kind by the customization it
+ * reads from the project's control plane (the Rollout one the project ships), and the project's
+ * application failover acts on its verdict.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findCondition } from '@kf/api';
+import { annotations, findCondition, type Taint } from '@kf/api';
+import { retryOnConflict } from '@kf/kube';
 import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
+import { CustomKinds, ONE_CLUSTER, ROLLOUT, policyOf } from '../e2e/custom-kinds.ts';
 import {
   TAINTS,
   clusterTaint,
@@ -114,4 +118,69 @@ describe("Karmada's karmada-agent in the project's control plane", () => {
       async () => (await memberCopy(fed, 'member2', 'movable')) === undefined,
     );
   });
+
+  it("judges a Rollout by the project's shipped customization and the project moves it when Unhealthy", async () => {
+    const kinds = new CustomKinds(fed);
+    await kinds.install([ROLLOUT]);
+    const name = 'canary';
+    // Held off member1 until placed, so that Karmada's agent on member2 is the one that judges it.
+    const hold: Taint = { key: 'example.com/hold', effect: 'NoSchedule' };
+    await editClusterTaints('member1', (taints) => [...taints, hold]);
+    await kinds.propagate(
+      ROLLOUT,
+      policyOf(ROLLOUT, name, ONE_CLUSTER, {
+        propagateDeps: true,
+        failover: { application: { decisionConditions: { tolerationSeconds: 5 }, purgeMode: 'Directly' } },
+      }),
+      ROLLOUT.template(name, 1),
+    );
+    await until(
+      `${name} placed on member2`,
+      async () => (await kinds.placedOn(ROLLOUT, name)).join() === 'member2',
+    );
+    await editClusterTaints('member1', (taints) => taints.filter((t) => t.key !== hold.key));
+    await until(
+      `${name} applied on member2`,
+      async () => (await kinds.memberCopy(ROLLOUT, 'member2', name)) !== undefined,
+    );
+
+    await kinds.setMemberStatus(ROLLOUT, 'member2', name, ROLLOUT.healthyStatus);
+    await until(`${name} Healthy in its Work on member2`, async () => {
+      return (await kinds.workHealth(ROLLOUT, name, 'member2')) === 'Healthy';
+    });
+    await until(`${name} seen Healthy on member2`, async () => {
+      const b = await kinds.bindingOf(ROLLOUT, name);
+      return (b?.metadata.annotations?.[annotations.applicationFailoverHealthyClusters] ?? '').includes(
+        'member2',
+      );
+    });
+    // Karmada's agent calls a kind without a health script Healthy: Unhealthy comes from the script.
+    await kinds.setMemberStatus(ROLLOUT, 'member2', name, ROLLOUT.unhealthyStatus);
+    await until(`${name} Unhealthy in its Work on member2`, async () => {
+      return (await kinds.workHealth(ROLLOUT, name, 'member2')) === 'Unhealthy';
+    });
+    await until(
+      `${name} moved to member1`,
+      async () => (await kinds.placedOn(ROLLOUT, name)).join() === 'member1',
+    );
+    await until(
+      `${name} applied on member1`,
+      async () => (await kinds.memberCopy(ROLLOUT, 'member1', name)) !== undefined,
+    );
+    await until(
+      `${name} removed from member2 by karmada-agent`,
+      async () => (await kinds.memberCopy(ROLLOUT, 'member2', name)) === undefined,
+    );
+  });
 });
+
+/** Read-modify-write of a Cluster's taints (the control plane writes its own into the same list). */
+async function editClusterTaints(
+  cluster: string,
+  edit: (taints: readonly Taint[]) => Taint[],
+): Promise<void> {
+  await retryOnConflict(async () => {
+    const c = await fed.clusters.get(cluster);
+    await fed.clusters.replace({ ...c, spec: { ...c.spec, taints: edit(c.spec.taints ?? []) } });
+  });
+}
