@@ -70,7 +70,7 @@ try {
 
   // Production defaults except the test's short health periods and no leader election.
   cp = await ControlPlaneProcess.start(plane.controlPlaneKubeconfig, [
-    '--controllers=*,-resource-detector,-scheduler,-binding,-binding-status',
+    '--controllers=*,-resource-detector,-scheduler,-dependencies-distributor,-binding,-binding-status',
     '--log-level=warn',
     ...extraFlags,
   ]);

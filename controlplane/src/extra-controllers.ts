@@ -23,6 +23,7 @@ const workload: ControllerSet = (w) => {
     events: w.events,
     ...(w.caches.metrics === undefined ? {} : { watchMetrics: w.caches.metrics }),
     statefulFailoverInjection: gates.StatefulFailoverInjection,
+    propagateDeps: gates.PropagateDeps,
     schedulerOptions: { multiplePodTemplates: gates.MultiplePodTemplatesScheduling },
   });
   const applicationFailover = applicationFailoverController({

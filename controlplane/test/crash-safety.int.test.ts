@@ -28,7 +28,7 @@ const FLAGS = [
   '--resource-eviction-rate=10',
   '--resource-eviction-burst=1',
   // The cluster-facing controllers only: no templates back these bindings.
-  '--controllers=*,-resource-detector,-scheduler,-binding,-binding-status',
+  '--controllers=*,-resource-detector,-scheduler,-dependencies-distributor,-binding,-binding-status',
   // Leader election as in production: the restarted process takes over the dead one's Lease.
   ...LEADER_ELECTION_FLAGS,
 ];

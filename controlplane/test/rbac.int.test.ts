@@ -294,4 +294,38 @@ end`,
     const forbidden = cp.logs().filter(isForbiddenLog);
     expect(forbidden).toEqual([]);
   });
+
+  it("propagates a Deployment's ConfigMap with it (propagateDeps), never Forbidden", async () => {
+    const kc = plane.cluster.kubeConfig();
+    // The attached binding is owned by the ConfigMap with blockOwnerDeletion, which the API server
+    // allows only to whoever may update the ConfigMap's finalizers.
+    await new ResourceClient(kc, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+      namespaced: true,
+      kind: 'ConfigMap',
+    }).create({ metadata: { name: 'cfg-config', namespace: 'default' } });
+    const withConfig = demoDeployment('cfg', 1);
+    const podSpec = withConfig.spec?.template.spec;
+    if (podSpec === undefined) throw new Error('no pod spec');
+    podSpec.volumes = [{ name: 'config', configMap: { name: 'cfg-config' } }];
+    await new ResourceClient<PropagationPolicy>(kc, propagationPolicyKind).create({
+      metadata: { name: 'cfg', namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'cfg' }],
+        propagateDeps: true,
+        placement: { clusterAffinity: { clusterNames: ['west'] } },
+      },
+    });
+    await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: 'default', body: withConfig });
+
+    await expect
+      .poll(async () => (await bindings.find('default/cfg-config-configmap'))?.spec.requiredBy, POLL)
+      .toEqual([{ namespace: 'default', name: 'cfg-deployment', clusters: [{ name: 'west', replicas: 1 }] }]);
+    const configWork = `karmada-es-west/${workNameFor('ConfigMap', 'cfg-config', 'default')}`;
+    await expect.poll(async () => works.find(configWork), POLL).toBeDefined();
+    const forbidden = cp.logs().filter(isForbiddenLog);
+    expect(forbidden).toEqual([]);
+  });
 });

@@ -34,6 +34,7 @@ import type { SchedulerOptions } from '../scheduler/schedule.ts';
 import { bindingStatusController } from './binding-status/controller.ts';
 import { NAMESPACE_RESOURCE } from '../controllers/cluster/controller.ts';
 import { bindingController } from './binding/controller.ts';
+import { dependenciesDistributorController } from './dependencies/controller.ts';
 import { interpreterFeed, type InterpreterFeed } from './interpreter/feed.ts';
 import { namespaceSyncController } from './namespace-sync/controller.ts';
 import type { NamespaceObject } from './namespace-sync/plan.ts';
@@ -70,6 +71,8 @@ export interface WorkloadDeps {
   readonly schedulerOptions?: Partial<Omit<SchedulerOptions, 'onNoClusterFit'>>;
   /** Gate StatefulFailoverInjection: preserved state is captured and injected. */
   readonly statefulFailoverInjection?: boolean;
+  /** Gate PropagateDeps: the dependencies distributor runs unless false. */
+  readonly propagateDeps?: boolean | undefined;
   /**
    * The ResourceInterpreterCustomizations' scripts: replicas (resource-detector), each cluster's
    * replicas (binding) and the template's status (binding-status) of the kinds they target.
@@ -102,6 +105,8 @@ export interface WorkloadDepsOptions {
   readonly watchMetrics?: WatchCacheMetrics;
   /** Gate StatefulFailoverInjection (default off). */
   readonly statefulFailoverInjection?: boolean;
+  /** Gate PropagateDeps (default on). */
+  readonly propagateDeps?: boolean;
 }
 
 export interface Workload {
@@ -185,6 +190,7 @@ export function createWorkloadDeps(
     schedulerName: opts.schedulerName ?? defaultSchedulerName,
     ...(opts.schedulerOptions === undefined ? {} : { schedulerOptions: opts.schedulerOptions }),
     statefulFailoverInjection: opts.statefulFailoverInjection ?? false,
+    propagateDeps: opts.propagateDeps,
     interpreter,
   };
   const run = (name: string, c: { run(signal: AbortSignal): Promise<void> }): Runnable => ({
@@ -204,8 +210,9 @@ export function createWorkloadDeps(
 }
 
 /**
- * The workload controllers in pipeline order: resource-detector, scheduler, binding,
- * binding-status; and namespace, which gives the members the namespaces workloads land in.
+ * The workload controllers in pipeline order: resource-detector, scheduler,
+ * dependencies-distributor (gate PropagateDeps), binding, binding-status; and namespace, which
+ * gives the members the namespaces workloads land in.
  */
 export function workloadControllers(deps: WorkloadDeps): ControllerSpec[] {
   return [
@@ -217,6 +224,7 @@ export function workloadControllers(deps: WorkloadDeps): ControllerSpec[] {
       schedulerName: deps.schedulerName,
       ...(deps.schedulerOptions === undefined ? {} : { options: deps.schedulerOptions }),
     }),
+    ...(deps.propagateDeps === false ? [] : [dependenciesDistributorController(deps)]),
     bindingController(deps),
     bindingStatusController(deps),
     namespaceSyncController(deps),

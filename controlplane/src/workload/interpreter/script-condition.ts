@@ -4,12 +4,13 @@
  * expire and say nothing about whether the script still fails. Here each scripted step also keeps
  * a condition of its own on the binding, owned by the one controller that runs that step:
  *
- * | Step            | Condition type        | Controller      | Event on failure      |
- * | --------------- | --------------------- | --------------- | --------------------- |
- * | GetReplicas     | `ReplicasInterpreted` | resource-detector | GetReplicasFailed   |
- * | GetComponents   | `ReplicasInterpreted` | resource-detector | GetComponentsFailed |
- * | ReviseReplica   | `ReplicasRevised`     | binding         | SyncWorkFailed        |
- * | AggregateStatus | `StatusAggregated`    | binding-status  | AggregateStatusFailed |
+ * | Step            | Condition type            | Controller               | Event on failure      |
+ * | --------------- | ------------------------- | ------------------------ | --------------------- |
+ * | GetReplicas     | `ReplicasInterpreted`     | resource-detector        | GetReplicasFailed     |
+ * | GetComponents   | `ReplicasInterpreted`     | resource-detector        | GetComponentsFailed   |
+ * | ReviseReplica   | `ReplicasRevised`         | binding                  | SyncWorkFailed        |
+ * | AggregateStatus | `StatusAggregated`        | binding-status           | AggregateStatusFailed |
+ * | GetDependencies | `DependenciesInterpreted` | dependencies-distributor | GetDependenciesFailed |
  *
  * True while the kind's script works, False (reason `<Step>Failed`, the script's error as the
  * message) while it fails, absent when no customization scripts the step for the kind. The Event
@@ -23,7 +24,8 @@
 import { findCondition, removeCondition, setCondition, type Condition } from '@kf/api';
 import { InterpreterScriptError, type ResourceInterpreter } from '@kf/interpreter';
 
-export type ScriptStep = 'GetReplicas' | 'GetComponents' | 'ReviseReplica' | 'AggregateStatus';
+export type ScriptStep =
+  'GetReplicas' | 'GetComponents' | 'ReviseReplica' | 'AggregateStatus' | 'GetDependencies';
 
 interface StepNames {
   readonly type: string;
@@ -62,6 +64,13 @@ export const SCRIPT_CONDITIONS: Readonly<Record<ScriptStep, StepNames>> = {
     succeededReason: 'AggregateStatusSucceed',
     succeededMessage: "The template's status was aggregated by the AggregateStatus script.",
     eventReason: 'AggregateStatusFailed',
+  },
+  GetDependencies: {
+    type: 'DependenciesInterpreted',
+    failedReason: 'GetDependenciesFailed',
+    succeededReason: 'GetDependenciesSucceed',
+    succeededMessage: "The workload's dependencies come from the InterpretDependency scripts.",
+    eventReason: 'GetDependenciesFailed',
   },
 };
 

@@ -67,7 +67,9 @@ end`,
     cloneSetScripts,
   );
   const broken = await interpreterWith(
-    customization('broken', JOB, { InterpretComponent: 'function GetComponents(obj)\n  error("no luck")\nend' }),
+    customization('broken', JOB, {
+      InterpretComponent: 'function GetComponents(obj)\n  error("no luck")\nend',
+    }),
   );
   afterAll(() => {
     interpreter.close();

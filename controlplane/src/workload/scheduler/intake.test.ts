@@ -22,6 +22,18 @@ const cluster = (
   spec: { syncMode: 'Pull' },
 });
 
+const attached: ResourceBinding = {
+  metadata: {
+    name: 'config-configmap',
+    namespace: 'default',
+    labels: { 'resourcebinding.karmada.io/depended-by-5bdc5c4dcf': 'id' },
+  },
+  spec: {
+    resource: { apiVersion: 'v1', kind: 'ConfigMap', name: 'config' },
+    requiredBy: [{ namespace: 'default', name: 'web-deployment', clusters: [{ name: 'member1' }] }],
+  },
+};
+
 describe('isForScheduler', () => {
   it.each([
     ['a policy binding for the default scheduler', binding(), true],
@@ -29,6 +41,7 @@ describe('isForScheduler', () => {
     ['suspended scheduling', binding({ suspension: { scheduling: true } }), false],
     ['no policy or manager label', binding({}, {}), false],
     ['a managed-by binding', binding({}, { [labels.bindingManagedBy]: 'x' }), true],
+    ['an attached binding of a dependency (requiredBy, no placement, no policy)', attached, false],
   ] as const)('%s → %s', (_n, b, expected) => {
     expect(isForScheduler(b, 'default-scheduler')).toBe(expected);
   });

@@ -8,7 +8,11 @@ import { defaultSchedulerName, isSameJson, labels, type Cluster, type ResourceBi
 import { matchesAffinity } from '../../scheduler/affinity.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 
-/** Rules 1–3 of the binding filter. */
+/**
+ * Rules 1–3 of the binding filter. The dependencies distributor's attached bindings carry no
+ * policy label and no placement (their clusters come from `requiredBy`), so they are skipped
+ * silently, as upstream's scheduler skips them.
+ */
 export function isForScheduler(b: ResourceBinding, schedulerName: string): boolean {
   if ((b.spec.schedulerName ?? defaultSchedulerName) !== schedulerName) return false;
   if (b.spec.suspension?.scheduling === true) return false;
