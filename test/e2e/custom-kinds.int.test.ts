@@ -6,7 +6,8 @@
  * healthy or unhealthy by writing its status there, as its operator would.
  * - Health: each member's agent runs the kind's InterpretHealth script on the member's object,
  *   and application failover moves the workload once the script has found it Unhealthy for
- *   `tolerationSeconds`, not before.
+ *   `tolerationSeconds`, not before. The ConfigMap a CloneSet or a Rollout mounts (named by the
+ *   kind's InterpretDependency script, `propagateDeps: true`) moves with it.
  * - Replicas: a CloneSet and a Rollout divided 2:1 by static weights reach the members with the
  *   replicas their ReviseReplica script wrote; the template's status is what their AggregateStatus
  *   script made of the members' status.
@@ -24,6 +25,7 @@ import {
   FLINK_RUNNING,
   ONE_CLUSTER,
   ROLLOUT,
+  configMapOf,
   policyOf,
 } from './custom-kinds.ts';
 import { NAMESPACE, until } from './support.ts';
@@ -59,6 +61,8 @@ describe('custom kinds on real members', () => {
     'moves a %s its InterpretHealth script finds Unhealthy, after tolerationSeconds',
     async (_, kind) => {
       const name = `moving-${kind.resource.kind.toLowerCase()}`;
+      const config = configMapOf(name);
+      if (kind.mountsConfigMap) await kinds.createConfigMap(config);
       await kinds.propagate(
         kind,
         policyOf(kind, name, ONE_CLUSTER, { propagateDeps: true, failover: { application: FAILOVER } }),
@@ -71,6 +75,8 @@ describe('custom kinds on real members', () => {
       const [from = ''] = await kinds.placedOn(kind, name);
       const to = from === 'member1' ? 'member2' : 'member1';
       await until(`${name} on ${from}`, async () => (await kinds.memberCopy(kind, from, name)) !== undefined);
+      // The ConfigMap its template mounts goes with it: the kind's InterpretDependency script names it.
+      if (kind.mountsConfigMap) await until(`${config} on ${from}`, () => kinds.hasConfigMap(from, config));
 
       await kinds.setMemberStatus(kind, from, name, kind.healthyStatus);
       await until(
@@ -100,6 +106,11 @@ describe('custom kinds on real members', () => {
         `${name} gone from ${from}`,
         async () => (await kinds.memberCopy(kind, from, name)) === undefined,
       );
+      if (kind.mountsConfigMap) {
+        await until(`${config} moved to ${to}`, async () => {
+          return (await kinds.hasConfigMap(to, config)) && !(await kinds.hasConfigMap(from, config));
+        });
+      }
     },
     180_000,
   );

@@ -38,7 +38,12 @@ export interface CustomKind {
   readonly template: (name: string, replicas: number) => CustomObject;
   readonly healthyStatus: (observed: CustomObject) => Status;
   readonly unhealthyStatus: (observed: CustomObject) => Status;
+  /** Its pod template mounts the ConfigMap {@link configMapOf}, a dependency its scripts name. */
+  readonly mountsConfigMap: boolean;
 }
+
+/** The ConfigMap the pod template of `name` mounts. */
+export const configMapOf = (name: string): string => `${name}-config`;
 
 const counters = (n: number): Status => ({
   replicas: n,
@@ -51,7 +56,15 @@ const counters = (n: number): Status => ({
 const podTemplate = (name: string): Record<string, unknown> => ({
   metadata: { labels: { app: name } },
   spec: {
-    containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '250m', memory: '256Mi' } } }],
+    containers: [
+      {
+        name: 'app',
+        image: 'nginx',
+        resources: { requests: { cpu: '250m', memory: '256Mi' } },
+        volumeMounts: [{ name: 'config', mountPath: '/etc/app' }],
+      },
+    ],
+    volumes: [{ name: 'config', configMap: { name: configMapOf(name) } }],
   },
 });
 
@@ -64,6 +77,7 @@ export const CLONESET: CustomKind = {
     kind: 'CloneSet',
   },
   customization: { thirdParty: 'apps.kruise.io/v1alpha1/CloneSet' },
+  mountsConfigMap: true,
   template: (name, replicas) => ({
     apiVersion: 'apps.kruise.io/v1alpha1',
     kind: 'CloneSet',
@@ -100,6 +114,7 @@ export const FLINK: CustomKind = {
     kind: 'FlinkDeployment',
   },
   customization: { thirdParty: 'flink.apache.org/v1beta1/FlinkDeployment' },
+  mountsConfigMap: false,
   template: (name, cpu) => ({
     apiVersion: 'flink.apache.org/v1beta1',
     kind: 'FlinkDeployment',
@@ -131,6 +146,7 @@ export const ROLLOUT: CustomKind = {
     kind: 'Rollout',
   },
   customization: { shipped: 'argoproj.io_v1alpha1_rollout.yaml' },
+  mountsConfigMap: true,
   template: (name, replicas) => ({
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Rollout',
@@ -262,10 +278,34 @@ export class CustomKinds {
     return this.#onMember(kind, member).find(`${NAMESPACE}/${name}`);
   }
 
+  /** Creates the ConfigMap `name` on the control plane. */
+  async createConfigMap(name: string): Promise<void> {
+    await new ResourceClient<KubeObject>(this.fed.controlPlaneKubeConfig(), CONFIG_MAPS).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: NAMESPACE },
+      data: { 'app.conf': 'mode=serve' },
+    } as KubeObject);
+  }
+
+  /** Whether the ConfigMap `name` is on `member`. */
+  async hasConfigMap(member: string, name: string): Promise<boolean> {
+    const copies = new ResourceClient<KubeObject>(this.fed.member(member).kubeConfig(), CONFIG_MAPS);
+    return (await copies.find(`${NAMESPACE}/${name}`)) !== undefined;
+  }
+
   #onMember(kind: CustomKind, member: string): ResourceClient<CustomObject> {
     return client(kind, this.fed.member(member).kubeConfig());
   }
 }
+
+const CONFIG_MAPS: ResourceDescriptor = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  namespaced: true,
+  kind: 'ConfigMap',
+};
 
 function client(kind: CustomKind, kc: KubeConfig): ResourceClient<CustomObject> {
   return new ResourceClient<CustomObject>(kc, kind.resource);
