@@ -34,7 +34,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import {
   annotations,
   resourceInterpreterCustomizationKind,
@@ -47,6 +46,7 @@ import { thirdPartyCustomizationsFolder } from '@kf/interpreter/testing';
 import { ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
 import {
   SimulatedMembers,
+  appliedWorkStatus,
   demoDeployment,
   dividedByStaticWeights,
   freeFormCrd,
@@ -65,6 +65,7 @@ import {
   metricSum,
   metricsText,
   placementOf,
+  runSize,
   sleep,
   sumOf,
   untilCount,
@@ -72,17 +73,7 @@ import {
   type Samples,
 } from './support.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    bindings: { type: 'string', default: process.env['KF_CUSTOM_BINDINGS'] ?? '1000' },
-    members: { type: 'string', default: process.env['KF_CUSTOM_MEMBERS'] ?? '10' },
-  },
-});
-const BINDINGS = Number(args.bindings);
-const MEMBERS = Number(args.members);
-if (!Number.isInteger(BINDINGS) || BINDINGS < 1 || !Number.isInteger(MEMBERS) || MEMBERS < 2) {
-  throw new Error(`--bindings must be at least 1 and --members at least 2`);
-}
+const { bindings: BINDINGS, members: MEMBERS } = runSize('KF_CUSTOM', { bindings: 1000, members: 10 });
 const NAMESPACE = 'default';
 const LABEL = 'bench';
 const PAIR_LABEL = 'custom-kinds-pair';
@@ -482,33 +473,9 @@ async function reportsFor(
 
 /** What an agent writes for a Work applied whose object reflects 1 ready replica. */
 function workStatus(k: KindUnderTest, name: string, templateGeneration: number): object {
+  const object = { group: k.group, version: k.version, kind: k.kind, namespace: NAMESPACE, name };
   return {
-    status: {
-      conditions: [
-        {
-          type: 'Applied',
-          status: 'True',
-          reason: 'AppliedSuccessful',
-          message: 'Manifest has been successfully applied',
-          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-        },
-      ],
-      manifestStatuses: [
-        {
-          identifier: {
-            ordinal: 0,
-            group: k.group,
-            version: k.version,
-            kind: k.kind,
-            resource: '',
-            namespace: NAMESPACE,
-            name,
-          },
-          status: k.reflected(name, templateGeneration),
-          health: 'Healthy',
-        },
-      ],
-    },
+    status: appliedWorkStatus(object, { health: 'Healthy', status: k.reflected(name, templateGeneration) }),
   };
 }
 

@@ -27,7 +27,6 @@
  * process stays small whatever the size.
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import type { PropagationPolicy, ResourceBinding, Work } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -47,22 +46,13 @@ import {
   metricSum,
   metricsText,
   placementOf,
+  runSize,
   sleep,
   untilCount,
   waitForIdle,
 } from './support.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    bindings: { type: 'string', default: process.env['KF_SCALE_BINDINGS'] ?? '10000' },
-    members: { type: 'string', default: process.env['KF_SCALE_MEMBERS'] ?? '100' },
-  },
-});
-const BINDINGS = Number(args.bindings);
-const MEMBERS = Number(args.members);
-if (!Number.isInteger(BINDINGS) || BINDINGS < 1 || !Number.isInteger(MEMBERS) || MEMBERS < 2) {
-  throw new Error(`--bindings must be at least 1 and --members at least 2`);
-}
+const { bindings: BINDINGS, members: MEMBERS } = runSize('KF_SCALE', { bindings: 10000, members: 100 });
 const NAMESPACE = 'default';
 const LABEL = 'bench';
 const PAIR_LABEL = 'scale-pair';

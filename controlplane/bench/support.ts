@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import type { ResourceBinding } from '@kf/api';
 import type { FailoverFederation } from '@kf/testing';
 
@@ -227,4 +227,30 @@ export function sumOf(samples: Samples, pick: (key: string) => boolean = () => t
   let n = 0;
   for (const [k, v] of samples) if (pick(k)) n += v;
   return n;
+}
+
+/**
+ * The size of a run over simulated members: `--bindings` and `--members`, by default from
+ * `<envPrefix>_BINDINGS` and `<envPrefix>_MEMBERS`, else `defaults`; at least 1 binding and 2
+ * members (bindings are divided over pairs of members).
+ */
+export function runSize(
+  envPrefix: string,
+  defaults: { readonly bindings: number; readonly members: number },
+): { readonly bindings: number; readonly members: number } {
+  const { values } = parseArgs({
+    options: {
+      bindings: {
+        type: 'string',
+        default: process.env[`${envPrefix}_BINDINGS`] ?? String(defaults.bindings),
+      },
+      members: { type: 'string', default: process.env[`${envPrefix}_MEMBERS`] ?? String(defaults.members) },
+    },
+  });
+  const bindings = Number(values.bindings);
+  const members = Number(values.members);
+  if (!Number.isInteger(bindings) || bindings < 1 || !Number.isInteger(members) || members < 2) {
+    throw new Error('--bindings must be at least 1 and --members at least 2');
+  }
+  return { bindings, members };
 }

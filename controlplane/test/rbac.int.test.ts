@@ -21,7 +21,7 @@ import {
   type Work,
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
-import { applyDefaultTaintPolicy, demoDeployment } from '@kf/testing';
+import { appliedWorkStatus, applyDefaultTaintPolicy, demoDeployment } from '@kf/testing';
 import { workNameFor } from '../src/names.ts';
 import { ControlPlaneProcess, FakeAgents, LEADER_ELECTION_FLAGS, startPlane, type Plane } from './harness.ts';
 
@@ -64,32 +64,11 @@ afterAll(async () => {
 });
 
 /** An agent's report: the Work applied, its Deployment running `n` ready replicas. */
-const workStatus = (n: number): Work['status'] => ({
-  conditions: [
-    {
-      type: 'Applied',
-      status: 'True',
-      reason: 'AppliedSuccessful',
-      message: '',
-      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    },
-  ],
-  manifestStatuses: [
-    {
-      identifier: {
-        ordinal: 0,
-        group: 'apps',
-        version: 'v1',
-        kind: 'Deployment',
-        resource: '',
-        namespace: 'default',
-        name: 'web',
-      },
-      status: { replicas: n, readyReplicas: n },
-      health: 'Healthy',
-    },
-  ],
-});
+const workStatus = (n: number): Work['status'] =>
+  appliedWorkStatus(
+    { group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+    { health: 'Healthy', status: { replicas: n, readyReplicas: n } },
+  );
 
 const clustersOf = async (): Promise<string[]> =>
   ((await bindings.find(BINDING))?.spec.clusters ?? []).map((c) => c.name);

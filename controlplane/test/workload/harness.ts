@@ -18,7 +18,13 @@ import {
   type ResourceBinding,
   type Work,
 } from '@kf/api';
-import { demoDeployment, startControlPlane, waitUntil, type LocalCluster } from '@kf/testing';
+import {
+  appliedWorkStatus,
+  demoDeployment,
+  startControlPlane,
+  waitUntil,
+  type LocalCluster,
+} from '@kf/testing';
 import { applicationFailoverController } from '../../src/controllers/application-failover/controller.ts';
 import { gracefulEvictionController } from '../../src/controllers/graceful-eviction/controller.ts';
 import { createWorkloadDeps, workloadControllers, type WorkloadDeps } from '../../src/workload/index.ts';
@@ -235,30 +241,8 @@ export async function reportWork(
   },
   report: { readonly health: 'Healthy' | 'Unhealthy'; readonly status: Record<string, unknown> },
 ): Promise<void> {
+  const kind = work.kind ?? { group: 'apps', version: 'v1', kind: 'Deployment' };
   await h.works.patchStatus(`${executionNamespaceFor(work.cluster)}/${work.name}`, {
-    status: {
-      conditions: [
-        {
-          type: 'Applied',
-          status: 'True',
-          reason: 'AppliedSuccessful',
-          message: 'Manifest has been successfully applied',
-          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-        },
-      ],
-      manifestStatuses: [
-        {
-          identifier: {
-            ordinal: 0,
-            ...(work.kind ?? { group: 'apps', version: 'v1', kind: 'Deployment' }),
-            resource: '',
-            namespace: 'default',
-            name: work.deployment,
-          },
-          status: report.status,
-          health: report.health,
-        },
-      ],
-    },
+    status: appliedWorkStatus({ ...kind, namespace: 'default', name: work.deployment }, report),
   });
 }

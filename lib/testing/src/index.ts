@@ -106,6 +106,7 @@ export {
 export { runDemo, ALERT_RULES, type DemoOptions, type DemoReport } from './demo/demo.ts';
 export { Timeline, type TimelineEntry } from './cli/timeline.ts';
 export { dividedByStaticWeights, duplicatedOnto } from './placements.ts';
+export { appliedWorkStatus, type ReportedObject } from './work-report.ts';
 export {
   freeFormCrd,
   installCrd,
