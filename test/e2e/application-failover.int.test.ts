@@ -10,6 +10,8 @@
  *   history), even once repaired, and is chosen again when the block ends.
  * - With state preservation, the new copy carries a label whose value was read from the old
  *   copy's reflected status, as long as the eviction task lasts.
+ * - The ConfigMap the workload's pods mount (`propagateDeps`) moves with it, and stays with the old
+ *   copy for as long as `Gracefully` keeps that copy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Taint } from '@kubernetes/client-node';
@@ -39,6 +41,9 @@ import {
   until,
   untilChange,
   workHealth,
+  createConfigMap,
+  memberHasConfigMap,
+  mountingConfigMap,
 } from './support.ts';
 
 const TOLERATION_SECONDS = 10;
@@ -47,6 +52,8 @@ const BLOCK_PREDECESSOR_SECONDS = 60;
 const GRACE_PERIOD_SECONDS = 30;
 const BROKEN: V1Taint = { key: 'example.com/node-broken', value: 'true', effect: 'NoExecute' };
 const REPLICAS_LABEL = 'failover.example.com/replicas-before';
+/** The ConfigMap web's pods mount. */
+const WEB_CONFIG = 'web-config';
 
 /** One copy, on member1 or member2 (which one first depends on scores and free capacity). */
 const ONE_CLUSTER: Placement = {
@@ -117,6 +124,7 @@ describe('application failover on real members', () => {
   let evictedFromAtMs = 0;
 
   it('moves the workload after tolerationSeconds of Unhealthy on its member, not before', async () => {
+    await createConfigMap(fed, WEB_CONFIG);
     await propagate(
       fed,
       failoverPolicy('web', {
@@ -125,10 +133,12 @@ describe('application failover on real members', () => {
         gracePeriodSeconds: GRACE_PERIOD_SECONDS,
         blockPredecessorSeconds: BLOCK_PREDECESSOR_SECONDS,
       }),
-      demoDeployment('web', 2),
+      mountingConfigMap(demoDeployment('web', 2), WEB_CONFIG),
     );
     ({ from, to } = await firstPlacement('web'));
     await healthyOn('web', from, 2);
+    // propagateDeps: the ConfigMap its pods mount is there with it.
+    await until(`${WEB_CONFIG} on ${from}`, () => memberHasConfigMap(fed, from, WEB_CONFIG));
 
     // Healthy until the taint (healthyOn just saw it): on an idle machine the agent may report
     // Unhealthy before the first look.
@@ -172,13 +182,27 @@ describe('application failover on real members', () => {
 
     await until(`web placed on ${to}`, async () => (await placedOn('web')).join() === to);
     await until(`web available on ${to}`, () => runsAvailable(fed, to, 'web', 2), 60_000);
-    // Healthy there: the task is done and the old copy goes.
+    await until(`${WEB_CONFIG} on ${to}`, () => memberHasConfigMap(fed, to, WEB_CONFIG));
+    // Healthy there: the task is done and the old copy goes. Until then the old copy, still
+    // serving, keeps its ConfigMap (a pod of it that restarts must find it).
+    let configLostDuringEviction = false;
     await until(
       `eviction task from ${from} done`,
-      async () => ((await binding(fed, 'web'))?.spec.gracefulEvictionTasks ?? []).length === 0,
+      async () => {
+        const kept = await memberHasConfigMap(fed, from, WEB_CONFIG);
+        // Read after the ConfigMap: a task seen now was there when the ConfigMap was looked at.
+        if (((await binding(fed, 'web'))?.spec.gracefulEvictionTasks ?? []).length === 0) return true;
+        if (!kept) configLostDuringEviction = true;
+        return false;
+      },
       60_000,
     );
+    expect(configLostDuringEviction).toBe(false);
     await until(`web gone from ${from}`, async () => (await memberCopy(fed, from, 'web')) === undefined);
+    await until(
+      `${WEB_CONFIG} gone from ${from}`,
+      async () => !(await memberHasConfigMap(fed, from, WEB_CONFIG)),
+    );
   });
 
   it('keeps the workload off the member it left for blockPredecessorSeconds, then allows it again', async () => {

@@ -28,7 +28,7 @@ import {
   configMapOf,
   policyOf,
 } from './custom-kinds.ts';
-import { NAMESPACE, until } from './support.ts';
+import { NAMESPACE, createConfigMap, memberHasConfigMap, until } from './support.ts';
 
 const TOLERATION_SECONDS = 5;
 
@@ -62,7 +62,7 @@ describe('custom kinds on real members', () => {
     async (_, kind) => {
       const name = `moving-${kind.resource.kind.toLowerCase()}`;
       const config = configMapOf(name);
-      if (kind.mountsConfigMap) await kinds.createConfigMap(config);
+      if (kind.mountsConfigMap) await createConfigMap(fed, config);
       await kinds.propagate(
         kind,
         policyOf(kind, name, ONE_CLUSTER, { propagateDeps: true, failover: { application: FAILOVER } }),
@@ -76,7 +76,8 @@ describe('custom kinds on real members', () => {
       const to = from === 'member1' ? 'member2' : 'member1';
       await until(`${name} on ${from}`, async () => (await kinds.memberCopy(kind, from, name)) !== undefined);
       // The ConfigMap its template mounts goes with it: the kind's InterpretDependency script names it.
-      if (kind.mountsConfigMap) await until(`${config} on ${from}`, () => kinds.hasConfigMap(from, config));
+      if (kind.mountsConfigMap)
+        await until(`${config} on ${from}`, () => memberHasConfigMap(fed, from, config));
 
       await kinds.setMemberStatus(kind, from, name, kind.healthyStatus);
       await until(
@@ -108,7 +109,9 @@ describe('custom kinds on real members', () => {
       );
       if (kind.mountsConfigMap) {
         await until(`${config} moved to ${to}`, async () => {
-          return (await kinds.hasConfigMap(to, config)) && !(await kinds.hasConfigMap(from, config));
+          return (
+            (await memberHasConfigMap(fed, to, config)) && !(await memberHasConfigMap(fed, from, config))
+          );
         });
       }
     },

@@ -278,34 +278,10 @@ export class CustomKinds {
     return this.#onMember(kind, member).find(`${NAMESPACE}/${name}`);
   }
 
-  /** Creates the ConfigMap `name` on the control plane. */
-  async createConfigMap(name: string): Promise<void> {
-    await new ResourceClient<KubeObject>(this.fed.controlPlaneKubeConfig(), CONFIG_MAPS).create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name, namespace: NAMESPACE },
-      data: { 'app.conf': 'mode=serve' },
-    } as KubeObject);
-  }
-
-  /** Whether the ConfigMap `name` is on `member`. */
-  async hasConfigMap(member: string, name: string): Promise<boolean> {
-    const copies = new ResourceClient<KubeObject>(this.fed.member(member).kubeConfig(), CONFIG_MAPS);
-    return (await copies.find(`${NAMESPACE}/${name}`)) !== undefined;
-  }
-
   #onMember(kind: CustomKind, member: string): ResourceClient<CustomObject> {
     return client(kind, this.fed.member(member).kubeConfig());
   }
 }
-
-const CONFIG_MAPS: ResourceDescriptor = {
-  group: '',
-  version: 'v1',
-  plural: 'configmaps',
-  namespaced: true,
-  kind: 'ConfigMap',
-};
 
 function client(kind: CustomKind, kc: KubeConfig): ResourceClient<CustomObject> {
   return new ResourceClient<CustomObject>(kc, kind.resource);

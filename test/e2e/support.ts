@@ -16,7 +16,14 @@ import {
   type Taint,
   type Toleration,
 } from '@kf/api';
-import { CORE_EVENT_RESOURCE, ResourceClient, retryOnConflict, type CoreEvent } from '@kf/kube';
+import {
+  CORE_EVENT_RESOURCE,
+  ResourceClient,
+  retryOnConflict,
+  type CoreEvent,
+  type KubeObject,
+  type ResourceDescriptor,
+} from '@kf/kube';
 import {
   AGENT_MAIN,
   demoDeployment,
@@ -340,4 +347,57 @@ export function toleratingUnreadyFor(seconds: number): Toleration[] {
     effect: 'NoExecute',
     tolerationSeconds: seconds,
   }));
+}
+
+const CONFIG_MAPS: ResourceDescriptor = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  namespaced: true,
+  kind: 'ConfigMap',
+};
+
+/** Creates the ConfigMap `name` on the control plane. */
+export async function createConfigMap(fed: FailoverFederation, name: string): Promise<void> {
+  const configMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: NAMESPACE },
+    data: { 'app.conf': 'mode=serve' },
+  };
+  await new ResourceClient<KubeObject>(fed.controlPlaneKubeConfig(), CONFIG_MAPS).create(configMap);
+}
+
+/** Whether the ConfigMap `name` is on `member`. */
+export async function memberHasConfigMap(
+  fed: FailoverFederation,
+  member: string,
+  name: string,
+): Promise<boolean> {
+  const copies = new ResourceClient<KubeObject>(fed.member(member).kubeConfig(), CONFIG_MAPS);
+  return (await copies.find(`${NAMESPACE}/${name}`)) !== undefined;
+}
+
+/** `deployment` with its pods mounting the ConfigMap `configMap` (a dependency `propagateDeps` carries along). */
+export function mountingConfigMap(deployment: V1Deployment, configMap: string): V1Deployment {
+  const template = deployment.spec?.template;
+  const pod = template?.spec;
+  if (deployment.spec === undefined || template === undefined || pod === undefined) return deployment;
+  return {
+    ...deployment,
+    spec: {
+      ...deployment.spec,
+      template: {
+        ...template,
+        spec: {
+          ...pod,
+          containers: pod.containers.map((c) => ({
+            ...c,
+            volumeMounts: [...(c.volumeMounts ?? []), { name: 'config', mountPath: '/etc/app' }],
+          })),
+          volumes: [...(pod.volumes ?? []), { name: 'config', configMap: { name: configMap } }],
+        },
+      },
+    },
+  };
 }

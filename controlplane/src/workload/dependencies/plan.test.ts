@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalizers, labels, type ResourceBinding } from '@kf/api';
+import { finalizers, labels, type GracefulEvictionTask, type ResourceBinding } from '@kf/api';
 import { withoutKeys } from '../defined-fields.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { bindingReferenceKey, dependedByLabel } from './depended-by.ts';
@@ -145,6 +145,37 @@ describe('planAttachedBindings', () => {
       { namespace: 'shop', name: 'web-deployment', clusters: [{ name: 'member2', replicas: 2 }] },
     ]);
     expect(bindingOf(w).metadata.uid).toBe('c-configmap-b');
+  });
+
+  it('keeps requiring the cluster a graceful eviction keeps the old copy on, until the task ends', () => {
+    const existing = attached(configMap('c'));
+    const task = (
+      fromCluster: string,
+      purgeMode: GracefulEvictionTask['purgeMode'],
+    ): GracefulEvictionTask => ({
+      fromCluster,
+      ...(purgeMode === undefined ? {} : { purgeMode }),
+      reason: 'ApplicationFailure',
+      producer: 'test',
+    });
+    const evicting = parent({
+      clusters: [{ name: 'member2', replicas: 2 }],
+      gracefulEvictionTasks: [
+        task('member1', 'Gracefully'),
+        task('member3', 'Never'),
+        task('member4', 'Directly'),
+        task('member5', 'Immediately'),
+        task('member2', 'Gracefully'),
+      ],
+    });
+    const w = only(
+      planAttachedBindings(input({ parent: evicting, dependencies: [configMap('c')], bindings: [existing] })),
+    );
+    expect(bindingOf(w).spec.requiredBy?.[0]?.clusters).toEqual([
+      { name: 'member2', replicas: 2 },
+      { name: 'member1' },
+      { name: 'member3' },
+    ]);
   });
 
   it("appends a second parent's entry and label, keeping the first", () => {

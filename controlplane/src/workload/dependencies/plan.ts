@@ -4,7 +4,8 @@
  * from the attached bindings it no longer needs.
  *
  * An attached binding (named like D's own binding, in P's namespace, controlled by D) carries
- * P's clusters in `spec.requiredBy` and the label {@link dependedByLabel} of P; the binding
+ * P's clusters in `spec.requiredBy` (with those a graceful eviction keeps P's old copy on, see
+ * {@link snapshotOf}) and the label {@link dependedByLabel} of P; the binding
  * controller writes D's Works to `spec.clusters` plus every `requiredBy` entry's clusters. Its
  * `conflictResolution` and `preserveResourcesOnDeletion` are those of the bindings requiring it,
  * resolved as upstream does when they disagree: any Overwrite wins over Abort (unset counts as
@@ -15,7 +16,9 @@
  */
 import {
   finalizers,
+  givenPurgeMode,
   isSameJson,
+  purgeModes,
   labels,
   type BindingSnapshot,
   type ConflictResolution,
@@ -128,11 +131,24 @@ function resourceOf(d: ResourceTemplate): ResourceBindingSpec['resource'] {
   };
 }
 
+/**
+ * P's entry: the clusters P is placed on, and the clusters a graceful eviction still keeps P's old
+ * copy on (purge mode other than Directly). Upstream lists the placement only, so the old copy,
+ * which serves until its replacement is healthy, loses its ConfigMaps and Secrets at the start of
+ * the eviction, and a pod of it that restarts then cannot start.
+ */
 function snapshotOf(parent: ResourceBinding): BindingSnapshot {
+  const placed = parent.spec.clusters ?? [];
+  const kept = (parent.spec.gracefulEvictionTasks ?? [])
+    .filter((t) => givenPurgeMode(t.purgeMode) !== purgeModes.directly)
+    .map((t) => t.fromCluster)
+    .filter((name, i, all) => all.indexOf(name) === i && !placed.some((c) => c.name === name));
   return {
     namespace: parent.metadata.namespace ?? '',
     name: parent.metadata.name ?? '',
-    ...definedFields({ clusters: parent.spec.clusters }),
+    ...definedFields({
+      clusters: kept.length === 0 ? parent.spec.clusters : [...placed, ...kept.map((name) => ({ name }))],
+    }),
   };
 }
 
