@@ -43,7 +43,7 @@ import {
 } from '@kf/api';
 import { parseCustomizations } from '@kf/interpreter';
 import { thirdPartyCustomizationsFolder } from '@kf/interpreter/testing';
-import { ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
+import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import {
   SimulatedMembers,
   appliedWorkStatus,
@@ -68,7 +68,11 @@ import {
   runSize,
   sleep,
   sumOf,
-  untilCount,
+  benchOutput,
+  forEachListed,
+  mib,
+  secs,
+  since,
   waitForIdle,
   type Samples,
 } from './support.ts';
@@ -78,7 +82,6 @@ const NAMESPACE = 'default';
 const LABEL = 'bench';
 const PAIR_LABEL = 'custom-kinds-pair';
 const REPLICAS = 2;
-const PHASE_TIMEOUT_MS = 60 * 60_000;
 /** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
 const RENEW_INTERVAL_MS = 10_000;
 const LEASE_SECONDS = 40;
@@ -147,25 +150,7 @@ const CLONESET: KindUnderTest = {
   }),
 };
 
-function log(msg: string): void {
-  process.stderr.write(`[custom-kinds.bench] ${msg}\n`);
-}
-
-function print(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-/** {@link untilCount} with this benchmark's phase timeout and progress lines. */
-const untilPhase = (
-  what: string,
-  count: () => Promise<number>,
-  target: number,
-  timing: { readonly from: number; readonly pauseMs: number },
-): Promise<number> => untilCount(what, count, target, { ...timing, timeoutMs: PHASE_TIMEOUT_MS, log });
-
-const since = (t: number): number => (performance.now() - t) / 1000;
-const secs = (s: number): string => s.toFixed(1);
-const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+const { log, print, untilPhase } = benchOutput('custom-kinds.bench');
 const perBinding = (n: number): string => (n / BINDINGS).toFixed(2);
 
 const memberName = (i: number): string => `member${String(i + 1).padStart(3, '0')}`;
@@ -182,23 +167,6 @@ function wantedPlacement(k: KindUnderTest, bindingName: string): string | undefi
     .map((c) => `${c}:1`)
     .sort()
     .join(',');
-}
-
-/** Calls `visit` for every object of a list, one page of 500 at a time. */
-async function forEachListed<T extends KubeObject>(
-  client: ResourceClient<T>,
-  namespace: string | undefined,
-  visit: (obj: T) => void,
-): Promise<void> {
-  let cont: string | undefined;
-  do {
-    const page = await client.listPage({
-      ...(namespace === undefined ? {} : { namespace }),
-      ...(cont === undefined ? {} : { continue: cont }),
-    });
-    page.items.forEach(visit);
-    cont = page.continue;
-  } while (cont !== undefined);
 }
 
 /** The template's manifest in a Work (the only one the pipeline puts there). */

@@ -27,7 +27,7 @@
  * process stays small whatever the size.
  */
 import { performance } from 'node:perf_hooks';
-import type { PropagationPolicy, ResourceBinding, Work } from '@kf/api';
+import type { PropagationPolicy } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
 import {
@@ -48,7 +48,12 @@ import {
   placementOf,
   runSize,
   sleep,
-  untilCount,
+  PHASE_TIMEOUT_MS,
+  benchOutput,
+  forEachListed,
+  mib,
+  secs,
+  since,
   waitForIdle,
 } from './support.ts';
 
@@ -57,31 +62,12 @@ const NAMESPACE = 'default';
 const LABEL = 'bench';
 const PAIR_LABEL = 'scale-pair';
 const PROBE = 'scale-probe';
-const PHASE_TIMEOUT_MS = 60 * 60_000;
 /** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
 const RENEW_INTERVAL_MS = 10_000;
 const LEASE_SECONDS = 40;
 const MONITOR_GRACE_SECONDS = 40;
 
-function log(msg: string): void {
-  process.stderr.write(`[scale.bench] ${msg}\n`);
-}
-
-function print(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-/** {@link untilCount} with this benchmark's phase timeout and progress lines. */
-const untilPhase = (
-  what: string,
-  count: () => Promise<number>,
-  target: number,
-  timing: { readonly from: number; readonly pauseMs: number },
-): Promise<number> => untilCount(what, count, target, { ...timing, timeoutMs: PHASE_TIMEOUT_MS, log });
-
-const since = (t: number): number => (performance.now() - t) / 1000;
-const secs = (s: number): string => s.toFixed(1);
-const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+const { log, print, untilPhase } = benchOutput('scale.bench');
 
 const memberName = (i: number): string => `member${String(i + 1).padStart(3, '0')}`;
 const appName = (i: number): string => `app-${String(i).padStart(6, '0')}`;
@@ -96,23 +82,6 @@ function wantedPlacement(bindingName: string): string | undefined {
     .map((c) => `${c}:1`)
     .sort()
     .join(',');
-}
-
-/** Calls `visit` for every object of a list, one page of 500 at a time. */
-async function forEachListed<T extends ResourceBinding | Work>(
-  client: ResourceClient<T>,
-  namespace: string | undefined,
-  visit: (obj: T) => void,
-): Promise<void> {
-  let cont: string | undefined;
-  do {
-    const page = await client.listPage({
-      ...(namespace === undefined ? {} : { namespace }),
-      ...(cont === undefined ? {} : { continue: cont }),
-    });
-    page.items.forEach(visit);
-    cont = page.continue;
-  } while (cont !== undefined);
 }
 
 async function countScheduled(fed: FailoverFederation): Promise<number> {

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import type { ResourceBinding } from '@kf/api';
 import type { FailoverFederation } from '@kf/testing';
+import type { KubeObject, ResourceClient } from '@kf/kube';
 
 const execFileAsync = promisify(execFile);
 
@@ -253,4 +254,58 @@ export function runSize(
     throw new Error('--bindings must be at least 1 and --members at least 2');
   }
   return { bindings, members };
+}
+
+/** Seconds since `t` (a `performance.now()`). */
+export const since = (t: number): number => (performance.now() - t) / 1000;
+/** Seconds to one decimal. */
+export const secs = (s: number): string => s.toFixed(1);
+/** Bytes in whole MiB. */
+export const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+
+/** A large run's phase may take this long before its wait gives up. */
+export const PHASE_TIMEOUT_MS = 60 * 60_000;
+
+/**
+ * A benchmark's two outputs: progress lines on stderr, prefixed with its name, and result lines on
+ * stdout; and its phase waits ({@link untilCount} with the phase timeout, progress going to `log`).
+ */
+export function benchOutput(name: string): {
+  readonly log: (msg: string) => void;
+  readonly print: (line: string) => void;
+  readonly untilPhase: (
+    what: string,
+    count: () => Promise<number>,
+    target: number,
+    timing: { readonly from: number; readonly pauseMs: number },
+  ) => Promise<number>;
+} {
+  const log = (msg: string): void => {
+    process.stderr.write(`[${name}] ${msg}\n`);
+  };
+  return {
+    log,
+    print: (line) => {
+      process.stdout.write(`${line}\n`);
+    },
+    untilPhase: (what, count, target, timing) =>
+      untilCount(what, count, target, { ...timing, timeoutMs: PHASE_TIMEOUT_MS, log }),
+  };
+}
+
+/** Calls `visit` for every object of a list, one page of 500 at a time. */
+export async function forEachListed<T extends KubeObject>(
+  client: ResourceClient<T>,
+  namespace: string | undefined,
+  visit: (obj: T) => void,
+): Promise<void> {
+  let cont: string | undefined;
+  do {
+    const page = await client.listPage({
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(cont === undefined ? {} : { continue: cont }),
+    });
+    page.items.forEach(visit);
+    cont = page.continue;
+  } while (cont !== undefined);
 }
