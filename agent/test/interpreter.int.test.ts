@@ -22,7 +22,13 @@ import {
 } from '@kf/api';
 import { parseCustomizations } from '@kf/interpreter';
 import { thirdPartyCustomizationsFolder } from '@kf/interpreter/testing';
-import { CORE_EVENT_RESOURCE, ResourceClient, type CoreEvent, type ResourceDescriptor } from '@kf/kube';
+import {
+  CORE_EVENT_RESOURCE,
+  ResourceClient,
+  retryOnConflict,
+  type CoreEvent,
+  type ResourceDescriptor,
+} from '@kf/kube';
 import {
   agentKubeconfig,
   applyAgentAccess,
@@ -99,13 +105,16 @@ const workEvents = async (work: string) =>
     (e) => e.involvedObject.kind === 'Work' && e.involvedObject.name === work,
   );
 
+/** Creates or replaces the Work; the agent writes its status and finalizer meanwhile (409s retried). */
 async function setWork(name: string, manifests: readonly Manifest[]): Promise<void> {
-  const current = await works.find(`${ES}/${name}`);
-  if (current === undefined) {
-    await works.create({ metadata: { name, namespace: ES }, spec: { workload: { manifests } } });
-    return;
-  }
-  await works.replace({ ...current, spec: { ...current.spec, workload: { manifests } } });
+  await retryOnConflict(async () => {
+    const current = await works.find(`${ES}/${name}`);
+    if (current === undefined) {
+      await works.create({ metadata: { name, namespace: ES }, spec: { workload: { manifests } } });
+      return;
+    }
+    await works.replace({ ...current, spec: { ...current.spec, workload: { manifests } } });
+  });
 }
 
 beforeAll(async () => {

@@ -21,8 +21,13 @@ export function workNameFor(kind: string, name: string, namespace: string | unde
   const key = (
     namespace === undefined || namespace === '' ? `${n}-${kind}` : `${namespace}-${n}-${kind}`
   ).toLowerCase();
-  const digits = String(fnv1a32(key));
+  return `${n}-${safeEncodedHash(key)}`;
+}
+
+/** The FNV-1a-32 hash of `text`, its decimal digits encoded as upstream's names encode them. */
+export function safeEncodedHash(text: string): string {
   let encoded = '';
-  for (const d of digits) encoded += SAFE_ALPHABET.charAt(d.charCodeAt(0) % SAFE_ALPHABET.length);
-  return `${n}-${encoded}`;
+  for (const d of String(fnv1a32(text)))
+    encoded += SAFE_ALPHABET.charAt(d.charCodeAt(0) % SAFE_ALPHABET.length);
+  return encoded;
 }

@@ -115,6 +115,11 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
     return [...this.entries.values()].flatMap((e) => e.cache.list());
   }
 
+  /** The templates of one type (none when it is not watched). */
+  listOf(apiVersion: string, kind: string): readonly ResourceTemplate[] {
+    return this.entries.get(typeKey(apiVersion, kind))?.cache.list() ?? [];
+  }
+
   onEvent(handler: ObjectEventHandler<ResourceTemplate>): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);

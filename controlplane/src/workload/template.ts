@@ -2,7 +2,7 @@
  * Resource templates: the user's objects (Deployments, ConfigMaps, …) in the control plane that
  * policies propagate. Read generically: only metadata, `spec` and `status` as plain JSON.
  */
-import type { ObjectMeta } from '@kf/api';
+import { isSameJson, type ObjectMeta } from '@kf/api';
 import type { KubeObject } from '@kf/interpreter';
 
 export interface ResourceTemplate {
@@ -28,4 +28,14 @@ export function recordOf(value: unknown): Readonly<Record<string, unknown>> | un
 /** The template as the resource interpreter takes objects (any JSON object with apiVersion and kind). */
 export function asKubeObject(t: ResourceTemplate): KubeObject {
   return t as unknown as KubeObject;
+}
+
+/** Whether a template changed in more than its status and bookkeeping metadata. */
+export function isMeaningfulChange(a: ResourceTemplate, b: ResourceTemplate): boolean {
+  const strip = (t: ResourceTemplate): unknown => ({
+    ...t,
+    status: undefined,
+    metadata: { ...t.metadata, resourceVersion: undefined, managedFields: undefined },
+  });
+  return !isSameJson(strip(a), strip(b));
 }

@@ -188,7 +188,8 @@ export function objectRecordKey(obj: MemberObject): string {
   return `${obj.apiVersion ?? ''}/${obj.kind ?? ''}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
-function objectName(obj: MemberObject): string {
+/** `namespace/name`, or `name` for a cluster-scoped object. */
+export function objectName(obj: MemberObject): string {
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.name ?? '';
   return ns === undefined ? name : `${ns}/${name}`;

@@ -7,7 +7,7 @@
  * and must still be the same object.
  */
 import type { MemberInterpreter } from '../../interpreter/customizations.ts';
-import { desiredObject, type MemberObject, type WorkRef } from './manifest-plan.ts';
+import { desiredObject, objectName, type MemberObject, type WorkRef } from './manifest-plan.ts';
 
 /** A Retain script failed, or returned another object: that manifest is not applied. */
 export class RetainFailedError extends Error {
@@ -18,9 +18,8 @@ function identity(o: MemberObject): string {
   return `${o.apiVersion ?? ''} ${o.kind ?? ''} ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 }
 
-function objectName(o: MemberObject): string {
-  const ns = o.metadata?.namespace;
-  return `${o.kind ?? 'object'} ${ns === undefined ? '' : `${ns}/`}${o.metadata?.name ?? ''}`;
+function describe(o: MemberObject): string {
+  return `${o.kind ?? 'object'} ${objectName(o)}`;
 }
 
 /**
@@ -39,13 +38,13 @@ export function retainedObject(
     retained = scripts.retain(desired, observed);
   } catch (err: unknown) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new RetainFailedError(`cannot retain the member's fields of ${objectName(desired)}: ${why}`);
+    throw new RetainFailedError(`cannot retain the member's fields of ${describe(desired)}: ${why}`);
   }
   if (retained === undefined) return desired;
   const cleaned = desiredObject(retained, target.work, target.namespaced);
   if (identity(cleaned) !== identity(desired)) {
     throw new RetainFailedError(
-      `cannot retain the member's fields of ${objectName(desired)}: the Retain script returned ${identity(cleaned)}, not the same object`,
+      `cannot retain the member's fields of ${describe(desired)}: the Retain script returned ${identity(cleaned)}, not the same object`,
     );
   }
   return cleaned;

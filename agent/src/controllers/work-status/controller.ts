@@ -15,11 +15,12 @@
  * way on every try gains nothing from retries, and the health is still worth reporting.
  */
 import { isConditionTrue, jsonEqual, workConditionTypes, type Work } from '@kf/api';
+import { isTargeted } from '@kf/interpreter';
 import { keyOf, updateWithRetry } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
 import type { InterpreterCustomizations } from '../../interpreter/customizations.ts';
 import { resolveManifest, type WorkDeps } from '../execution/controller.ts';
-import { owningWorkKey, type MemberObject } from '../execution/manifest-plan.ts';
+import { manifestIdentity, owningWorkKey, type MemberObject } from '../execution/manifest-plan.ts';
 import { planManifestStatuses, type ManifestScriptFailure } from './manifest-statuses.ts';
 import { ReportedFailures, failureEvent } from './script-failures.ts';
 
@@ -35,8 +36,19 @@ function memberSource(deps: WorkDeps): Source {
   };
 }
 
+/** A customization change re-judges the Works that carry objects of the kinds it touched. */
 function customizationSource(deps: WorkDeps, customizations: InterpreterCustomizations): Source {
-  return customizations.source(() => deps.works.keys());
+  return customizations.source((targets) =>
+    deps.works
+      .list()
+      .filter((w) =>
+        (w.spec.workload?.manifests ?? []).some((m) => {
+          const id = manifestIdentity(m);
+          return isTargeted(targets, id.apiVersion, id.kind);
+        }),
+      )
+      .map(keyOf),
+  );
 }
 
 export function workStatusController(deps: WorkDeps): ControllerSpec {

@@ -45,8 +45,8 @@ export interface BindingStatusDeps {
   readonly works: WatchCache<Work>;
   readonly templates: TemplateCaches;
   readonly events: EventRecorder;
-  /** The customizations' scripts (AggregateStatus); none when absent. */
-  readonly interpreter?: InterpreterFeed;
+  /** The customizations' scripts (AggregateStatus). */
+  readonly interpreter: InterpreterFeed;
 }
 
 export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec {
@@ -59,7 +59,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
         const key = bindingKeyOfWork(w);
         return key === undefined ? [] : [key];
       }),
-      ...(deps.interpreter === undefined ? [] : [bindingsOfChangedKinds(deps.bindings, deps.interpreter)]),
+      bindingsOfChangedKinds(deps.bindings, deps.interpreter),
     ],
     async reconcile(key, { log, now, signal }) {
       const b = getBinding(deps.bindings, key);

@@ -11,12 +11,7 @@ import type { ResourceInterpreter } from '@kf/interpreter';
 import { labelsToInject } from '../../state-preservation/preserved-state.ts';
 import { runScript, type ScriptOutcome } from '../interpreter/script-condition.ts';
 import { asKubeObject, type ResourceTemplate } from '../template.ts';
-import { desiredWork, targetClusters, withWorkloadLabels } from './work-plan.ts';
-
-/** Upstream's `IsWorkload` without components: the binding has replicas or replica requirements. */
-export function isWorkloadBinding(b: ResourceBinding): boolean {
-  return (b.spec.replicas ?? 0) > 0 || b.spec.replicaRequirements !== undefined;
-}
+import { desiredWork, isWorkloadBinding, targetClusters, withWorkloadLabels } from './work-plan.ts';
 
 /** The template as cluster `c` gets it: revised by the kind's ReviseReplica script, if any. */
 export function revisedTemplate(

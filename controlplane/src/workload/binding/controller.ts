@@ -71,8 +71,8 @@ export interface BindingControllerDeps {
   readonly events: EventRecorder;
   /** Gate StatefulFailoverInjection (default off). */
   readonly statefulFailoverInjection?: boolean;
-  /** The customizations' scripts (ReviseReplica); none when absent. */
-  readonly interpreter?: InterpreterFeed;
+  /** The customizations' scripts (ReviseReplica). */
+  readonly interpreter: InterpreterFeed;
 }
 
 interface Ctx {
@@ -95,7 +95,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
         return key === undefined ? [] : [key];
       }),
       keysFrom(deps.templates, bindingKeyOfTemplate),
-      ...(deps.interpreter === undefined ? [] : [bindingsOfChangedKinds(deps.bindings, deps.interpreter)]),
+      bindingsOfChangedKinds(deps.bindings, deps.interpreter),
     ],
     async reconcile(key, { log, signal, now }) {
       const b = getBinding(deps.bindings, key);

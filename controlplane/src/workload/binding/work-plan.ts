@@ -154,6 +154,16 @@ function tracingMetadata(
   };
 }
 
+/**
+ * Whether each cluster's copy of the template is revised to the cluster's replicas: the binding
+ * has replicas or replica requirements (upstream's `IsWorkload`). Unlike upstream, components
+ * alone do not count: a multi-template workload is placed whole, with no replica count per cluster
+ * that its templates could be revised to.
+ */
+export function isWorkloadBinding(b: ResourceBinding): boolean {
+  return (b.spec.replicas ?? 0) > 0 || b.spec.replicaRequirements !== undefined;
+}
+
 /** The template's spec with the cluster's replicas, for workloads of kinds that have them. */
 function specFor(
   b: ResourceBinding,
@@ -161,8 +171,7 @@ function specFor(
   c: TargetCluster,
 ): Readonly<Record<string, unknown>> | undefined {
   const spec = recordOf(t.spec);
-  const isWorkload = (b.spec.replicas ?? 0) > 0 || b.spec.replicaRequirements !== undefined;
-  if (spec === undefined || !isWorkload || !isReplicatedKind(t.apiVersion, t.kind)) return spec;
+  if (spec === undefined || !isWorkloadBinding(b) || !isReplicatedKind(t.apiVersion, t.kind)) return spec;
   return { ...spec, replicas: c.replicas ?? 0 };
 }
 

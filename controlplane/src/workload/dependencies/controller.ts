@@ -35,10 +35,15 @@ import {
   type Source,
 } from '@kf/runtime';
 import { isClusterBindingKey, recordOnBinding, type BindingStore } from '../../bindings.ts';
-import { bindingsOfChangedKinds, currentInterpreter, type InterpreterFeed } from '../interpreter/feed.ts';
+import {
+  currentInterpreter,
+  customizationSource,
+  isTargeted,
+  type InterpreterFeed,
+} from '../interpreter/feed.ts';
 import { ScriptFailedError, reportScriptOutcome } from '../interpreter/report.ts';
 import type { TemplateCaches } from '../template-caches.ts';
-import { typeKey, type ResourceTemplate } from '../template.ts';
+import { isMeaningfulChange, typeKey, type ResourceTemplate } from '../template.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
 import { DependantIndex } from './dependants.ts';
 import { planAttachedBindings, type AttachedWrite } from './plan.ts';
@@ -53,8 +58,8 @@ export interface DependenciesDistributorDeps {
   readonly bindings: BindingStore;
   readonly templates: TemplateCaches;
   readonly events: EventRecorder;
-  /** The customizations' scripts (InterpretDependency); none when absent. */
-  readonly interpreter?: InterpreterFeed;
+  /** The customizations' scripts (InterpretDependency). */
+  readonly interpreter: InterpreterFeed;
   /** A fresh binding permanent id (a random UUID in production). */
   readonly newId: () => string;
 }
@@ -104,16 +109,6 @@ function bindingSource(bindings: WatchCache<ResourceBinding>): Source {
   };
 }
 
-/** Template changes other than status and bookkeeping metadata. */
-function isMeaningfulChange(a: ResourceTemplate, b: ResourceTemplate): boolean {
-  const strip = (t: ResourceTemplate): unknown => ({
-    ...t,
-    status: undefined,
-    metadata: { ...t.metadata, resourceVersion: undefined, managedFields: undefined },
-  });
-  return !isSameJson(strip(a), strip(b));
-}
-
 function templateSource(templates: TemplateCaches, index: DependantIndex): Source {
   return {
     onChange: (enqueue) =>
@@ -134,7 +129,17 @@ export function dependenciesDistributorController(deps: DependenciesDistributorD
     sources: [
       bindingSource(deps.bindings.resourceBindings),
       templateSource(deps.templates, index),
-      ...(deps.interpreter === undefined ? [] : [bindingsOfChangedKinds(deps.bindings, deps.interpreter)]),
+      // A customization change may change the dependencies of the propagating bindings of its kinds.
+      customizationSource(deps.interpreter, (targets) =>
+        deps.bindings.resourceBindings
+          .list()
+          .filter(
+            (b) =>
+              b.spec.propagateDeps === true &&
+              isTargeted(targets, b.spec.resource.apiVersion, b.spec.resource.kind),
+          )
+          .map(keyOfBinding),
+      ),
     ],
     async reconcile(key, ctx) {
       if (isClusterBindingKey(key)) return converged();

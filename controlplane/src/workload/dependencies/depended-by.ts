@@ -5,20 +5,13 @@
  * key is upstream's `GenerateBindingReferenceKey`: the FNV-1a-32 hash of `<namespace>/<name>`,
  * its decimal digits encoded like `rand.SafeEncodeString`.
  */
-import { fnv1a32 } from '../../scheduler/name-order.ts';
+import { safeEncodedHash } from '../../names.ts';
 
-export const DEPENDED_BY_LABEL_PREFIX = 'resourcebinding.karmada.io/depended-by-';
-
-/** The alphabet `k8s.io/apimachinery/pkg/util/rand.SafeEncodeString` maps bytes into. */
-const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const DEPENDED_BY_LABEL_PREFIX = 'resourcebinding.karmada.io/depended-by-';
 
 /** Upstream's `GenerateBindingReferenceKey(namespace, name)`. */
 export function bindingReferenceKey(namespace: string | undefined, name: string): string {
-  const text = namespace === undefined || namespace === '' ? name : `${namespace}/${name}`;
-  let encoded = '';
-  for (const d of String(fnv1a32(text)))
-    encoded += SAFE_ALPHABET.charAt(d.charCodeAt(0) % SAFE_ALPHABET.length);
-  return encoded;
+  return safeEncodedHash(namespace === undefined || namespace === '' ? name : `${namespace}/${name}`);
 }
 
 /** The label an attached binding carries for the dependant binding `namespace/name`. */

@@ -29,7 +29,7 @@ import {
 import { bindingNameFor } from '../../names.ts';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
 import type { ResourceTemplate } from '../template.ts';
-import { DEPENDED_BY_LABEL_PREFIX, dependedByLabel } from './depended-by.ts';
+import { dependedByLabel } from './depended-by.ts';
 
 export type AttachedWrite =
   | { readonly kind: 'Create'; readonly binding: ResourceBinding }
@@ -77,7 +77,7 @@ export function planAttachedBindings(input: AttachedPlanInput): AttachedWrite[] 
   if (input.parent !== undefined) {
     const parent = input.parent;
     for (const d of wanted) {
-      const existing = input.bindings.find((b) => b.metadata.name === attachedNameOf(d));
+      const existing = input.bindingNamed(attachedNameOf(d));
       const write = attach(d, existing, { ...input, parent });
       if (write !== undefined) writes.push(write);
     }
@@ -281,9 +281,4 @@ function isUpToDate(a: ResourceBinding, b: ResourceBinding): boolean {
     spec: { ...x.spec, resource: { ...x.spec.resource, resourceVersion: undefined } },
   });
   return isSameJson(strip(a), strip(b));
-}
-
-/** Whether `b` carries any dependant's label (it is, or was, attached). */
-export function isAttached(b: ResourceBinding): boolean {
-  return Object.keys(b.metadata.labels ?? {}).some((k) => k.startsWith(DEPENDED_BY_LABEL_PREFIX));
 }

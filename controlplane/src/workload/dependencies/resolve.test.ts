@@ -79,7 +79,7 @@ describe('resolveReferences', () => {
           o.kind === kind &&
           `${o.metadata.namespace}/${o.metadata.name}` === key,
       ),
-    list: () => objects,
+    listOf: (apiVersion, kind) => objects.filter((o) => o.apiVersion === apiVersion && o.kind === kind),
   };
 
   it('finds named objects that exist and the objects of the namespace a selector matches, once each', () => {

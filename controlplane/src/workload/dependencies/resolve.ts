@@ -39,7 +39,7 @@ export function dependenciesOf(
 /** What the distributor reads dependency objects from (the template caches). */
 export interface TemplateLookup {
   get(apiVersion: string, kind: string, key: string): ResourceTemplate | undefined;
-  list(): readonly ResourceTemplate[];
+  listOf(apiVersion: string, kind: string): readonly ResourceTemplate[];
 }
 
 /** The objects the references name that exist now, each once. */
@@ -66,11 +66,9 @@ function objectsOf(ref: DependentObjectReference, templates: TemplateLookup): re
   const selector = ref.labelSelector;
   if (selector === undefined) return [];
   return templates
-    .list()
+    .listOf(ref.apiVersion, ref.kind)
     .filter(
       (t) =>
-        t.apiVersion === ref.apiVersion &&
-        t.kind === ref.kind &&
         (t.metadata.namespace ?? '') === (ref.namespace ?? '') &&
         matchesLabelSelector(t.metadata.labels ?? {}, selector),
     );

@@ -14,7 +14,7 @@
  * With gate MultiplePodTemplatesScheduling, a kind's InterpretComponent script gives the binding
  * `spec.components` instead (the scheduler then places the whole set on one cluster).
  */
-import { isSameJson, labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import { labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import {
   isAlreadyExists,
   isNotFound,
@@ -27,7 +27,7 @@ import { converged, keysFrom, type ControllerSpec, type Logger, type Source } fr
 import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';
-import type { ResourceTemplate } from '../template.ts';
+import { isMeaningfulChange, type ResourceTemplate } from '../template.ts';
 import {
   currentInterpreter,
   customizationSource,
@@ -50,8 +50,8 @@ export interface ResourceDetectorDeps {
   /** A fresh binding permanent id (a random UUID in production). */
   readonly newId: () => string;
   readonly log: Logger;
-  /** The customizations' scripts (InterpretReplica, InterpretComponent); none when absent. */
-  readonly interpreter?: InterpreterFeed;
+  /** The customizations' scripts (InterpretReplica, InterpretComponent). */
+  readonly interpreter: InterpreterFeed;
   /** Gate MultiplePodTemplatesScheduling: InterpretComponent scripts give `spec.components`. */
   readonly schedulerOptions?: { readonly multiplePodTemplates?: boolean };
 }
@@ -75,15 +75,6 @@ function templateSource(templates: TemplateCaches): Source {
         for (const key of bindingKeyOfTemplate(obj)) enqueue(key);
       }),
   };
-}
-
-function isMeaningfulChange(a: ResourceTemplate, b: ResourceTemplate): boolean {
-  const strip = (t: ResourceTemplate): unknown => ({
-    ...t,
-    status: undefined,
-    metadata: { ...t.metadata, resourceVersion: undefined, managedFields: undefined },
-  });
-  return !isSameJson(strip(a), strip(b));
 }
 
 /** A policy change queues every template of the kinds it selects (and starts watching them). */
@@ -155,17 +146,13 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
       policySource(deps, deps.propagationPolicies),
       policySource(deps, deps.clusterPropagationPolicies),
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
-      ...(deps.interpreter === undefined
-        ? []
-        : [
-            // A customization change may change the replicas of every template of its kinds.
-            customizationSource(deps.interpreter, (targets) =>
-              deps.templates
-                .list()
-                .filter((t) => isTargeted(targets, t.apiVersion ?? '', t.kind ?? ''))
-                .flatMap(bindingKeyOfTemplate),
-            ),
-          ]),
+      // A customization change may change the replicas of every template of its kinds.
+      customizationSource(deps.interpreter, (targets) =>
+        deps.templates
+          .list()
+          .filter((t) => isTargeted(targets, t.apiVersion ?? '', t.kind ?? ''))
+          .flatMap(bindingKeyOfTemplate),
+      ),
     ],
     async reconcile(key, { log, signal, now }) {
       const binding = getBinding(deps.bindings, key);
