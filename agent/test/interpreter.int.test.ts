@@ -224,6 +224,13 @@ describe('a Retain script', () => {
         },
       },
     });
+    // The agent takes the customization in through its watch; until then it repairs the member's
+    // pause away as drift. A pause that holds for a while says the script is in effect.
+    await eventually('the Retain script in effect', async () => {
+      await memberCloneSets.mergePatch('default/web', { spec: { paused: true } });
+      await new Promise((r) => setTimeout(r, 1_500));
+      return (await memberCloneSets.get('default/web')).spec?.paused === true;
+    });
     // The member pauses it; the next apply (a new replica count) keeps the pause.
     await memberCloneSets.mergePatch('default/web', { spec: { paused: true } });
     await setWork('web', [cloneSet({ replicas: 3, paused: false }), configMap('web-config', { v: '1' })]);
