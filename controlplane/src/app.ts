@@ -48,7 +48,7 @@ import {
 import type { BindingStore } from './bindings.ts';
 import { isControllerEnabled, type ControlPlaneConfig } from './cli.ts';
 import { clusterHealthController } from './controllers/cluster-health/controller.ts';
-import { FirstSeen } from './controllers/cluster-health/first-seen.ts';
+import { MemberObservations } from './controllers/cluster-health/observations.ts';
 import { clusterTaintsController } from './controllers/cluster-taints/controller.ts';
 import { NAMESPACE_RESOURCE, clusterController, type Namespace } from './controllers/cluster/controller.ts';
 import { FleetGuard } from './controllers/fleet-guard/guard.ts';
@@ -104,8 +104,8 @@ interface BuiltIn {
 /** State shared by several built-in controllers. */
 interface Shared {
   readonly metrics: ControlPlaneMetrics;
-  /** When this process first saw each cluster: health rules count silence from there at the earliest. */
-  readonly firstSeen: FirstSeen;
+  /** What this process has seen of each member, on its own clock: every liveness rule reads it. */
+  readonly observations: MemberObservations;
   readonly bindings: () => BindingStore;
   readonly clusterClient: ResourceClient<Cluster>;
   /** One fleet guard: the taint manager's evictions and fail-backs are held back together. */
@@ -141,7 +141,7 @@ const BUILT_IN: readonly BuiltIn[] = [
           startupGracePeriodMs: w.config.clusterStartupGracePeriodMs,
         },
         monitorPeriodMs: w.config.clusterMonitorPeriodMs,
-        firstSeen: s.firstSeen,
+        observations: s.observations,
       }),
   },
   {
@@ -166,7 +166,7 @@ const BUILT_IN: readonly BuiltIn[] = [
         leases: w.caches.clusterLeases(),
         monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
         monitorPeriodMs: w.config.clusterMonitorPeriodMs,
-        firstSeen: s.firstSeen,
+        observations: s.observations,
         clusterClient: s.clusterClient,
         events: w.events,
         metrics: s.metrics,
@@ -187,6 +187,7 @@ const BUILT_IN: readonly BuiltIn[] = [
       failBackController({
         clusters: w.caches.clusters(),
         leases: w.caches.clusterLeases(),
+        observations: s.observations,
         bindings: s.bindings(),
         guard: s.fleetGuard(),
         events: w.events,
@@ -283,17 +284,18 @@ function taintManager(w: ControlPlaneWiring, s: Shared): ControllerSpec {
 export function buildControllers(
   w: ControlPlaneWiring,
   extra: readonly ControllerSetParts[],
-  firstSeen: FirstSeen = new FirstSeen(),
+  observations: MemberObservations = new MemberObservations(w.clock),
 ): readonly ControllerSpec[] {
   let store: BindingStore | undefined;
   let guard: FleetGuard | undefined;
   const clusters = w.caches.clusters(); // always watched: `clusters{state}` reads it
   const shared: Shared = {
-    firstSeen,
+    observations,
     metrics: createControlPlaneMetrics(
       w.registry,
       () => clusters.list(),
       () => w.events.waiting,
+      () => observations.clockOffsets(),
     ),
     clusterClient: new ResourceClient<Cluster>(w.kubeConfig, clusterKind),
     fleetGuard: () =>
@@ -366,15 +368,15 @@ async function runControlPlane(
     }),
   };
   const extra = (deps.extraControllers ?? EXTRA_CONTROLLER_SETS).map((set) => set(wiring));
-  const firstSeen = new FirstSeen();
-  const controllers = buildControllers(wiring, extra, firstSeen);
+  const observations = new MemberObservations(clock);
+  const controllers = buildControllers(wiring, extra, observations);
   const manager = new Manager({ log, clock, ...leadership(config, kubeConfig, wiring) });
-  // Each term of leadership judges silence only from its own start (see first-seen.ts).
+  // Each term of leadership judges silence only from its own start (see observations.ts).
   manager.add({
     name: 'health-first-sight',
     needLeaderElection: true,
     start: async (s) => {
-      firstSeen.forgetAll();
+      observations.forgetAll();
       await whenAborted(s);
     },
   });

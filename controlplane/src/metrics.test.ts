@@ -48,4 +48,25 @@ describe('control-plane metrics', () => {
     pending = 4_000;
     expect(await registry.metrics()).toContain('karmada_failover_events_pending 4000');
   });
+
+  it("shows each cluster's clock offset in seconds at scrape time, and drops a forgotten one", async () => {
+    const registry = createRegistry({ component: 'controlplane', version: 'test' });
+    let offsets = new Map([
+      ['member1', 62_500],
+      ['member2', -20_000],
+    ]);
+    createControlPlaneMetrics(
+      registry,
+      () => [],
+      () => 0,
+      () => offsets,
+    );
+    const text = await registry.metrics();
+    expect(text).toContain('karmada_failover_cluster_clock_offset_seconds{cluster="member1"} 62.5');
+    expect(text).toContain('karmada_failover_cluster_clock_offset_seconds{cluster="member2"} -20');
+    offsets = new Map([['member2', -19_000]]);
+    const later = await registry.metrics();
+    expect(later).not.toContain('cluster="member1"');
+    expect(later).toContain('karmada_failover_cluster_clock_offset_seconds{cluster="member2"} -19');
+  });
 });

@@ -71,6 +71,7 @@ export function createControlPlaneMetrics(
   registry: Registry,
   clusters: () => readonly Cluster[],
   eventsPending: () => number = () => 0,
+  clockOffsetsMs: () => ReadonlyMap<string, number> = () => new Map(),
 ): ControlPlaneMetrics {
   const p = DEFAULT_METRIC_PREFIX;
   const evictions = makeCounter(registry, {
@@ -127,6 +128,15 @@ export function createControlPlaneMetrics(
     help: 'Events recorded and waiting for their write (paced by --event-qps and --event-burst).',
     collect() {
       this.set(eventsPending());
+    },
+  });
+  makeGauge(registry, {
+    name: `${p}cluster_clock_offset_seconds`,
+    help: "A Pull cluster's clock minus the control plane's, estimated from its Lease renewals (smoothed); shown only: liveness is judged on the control plane's own clock.",
+    labelNames: ['cluster'] as const,
+    collect() {
+      this.reset();
+      for (const [cluster, ms] of clockOffsetsMs()) this.set({ cluster }, ms / 1000);
     },
   });
   return {

@@ -56,6 +56,12 @@ export const annotations = {
    */
   addAfterSeconds: 'failover.karmada-failover.io/add-after-seconds',
   /**
+   * Extension, not upstream: on a Cluster, written by the control plane's health monitor while the
+   * member's clock is 5 s or more off the control plane's, the offset in seconds (member minus
+   * control plane, one decimal, signed). Shown by `explain`; liveness never depends on it.
+   */
+  clockOffsetSeconds: 'failover.karmada-failover.io/clock-offset-seconds',
+  /**
    * Extension, not upstream: on a PropagationPolicy or ClusterPropagationPolicy (the resource
    * detector copies it onto their bindings), how long in whole seconds the cluster application
    * failover moved a workload away from stays closed to it; 0 keeps it closed for good. The

@@ -1,9 +1,9 @@
 import type { Cluster, ClusterStatus } from '@kf/api';
 import type { EventRecorder, Lease, ResourceClient, WatchCache } from '@kf/kube';
-import { createLogger } from '@kf/runtime';
+import { createLogger, ManualClock } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import { clusterHealthController } from './controller.ts';
-import { FirstSeen } from './first-seen.ts';
+import { MemberObservations } from './observations.ts';
 
 const NOW_MS = Date.parse('2026-11-20T10:01:00Z');
 
@@ -30,22 +30,28 @@ function leaseRenewedSecondsAgo(seconds: number): Lease {
   };
 }
 
+const cached = leaseRenewedSecondsAgo(10);
+
 /**
- * Reconciles member1 (seen for a minute, grace 5 s) whose cached Lease was renewed 10 s ago while
- * the API server holds `live`; returns what the controller wrote and when it wants to look again.
+ * Reconciles member1 (grace 5 s) whose cached Lease has not changed for the minute this process
+ * has watched it, while the API server holds `live`; returns what the controller wrote and when
+ * it wants to look again.
  */
 async function reconcileWithLiveLease(
   live: Lease,
 ): Promise<{ written: ClusterStatus[]; recheckInMs?: number }> {
   const written: ClusterStatus[] = [];
-  const firstSeen = new FirstSeen();
-  firstSeen.at('member1', NOW_MS - 60_000);
+  const clock = new ManualClock(NOW_MS - 60_000);
+  const observations = new MemberObservations(clock);
+  observations.look('member1', { renewTime: cached.spec?.renewTime, conditions: ready.status?.conditions });
+  await clock.advance(60_000);
   const controller = clusterHealthController({
     clusters: { get: () => ready } as unknown as WatchCache<Cluster>,
     leases: {
-      getIn: () => leaseRenewedSecondsAgo(10),
+      getIn: () => cached,
       isLive: () => true,
       onReconnected: () => () => undefined,
+      onEvent: () => () => undefined,
     } as unknown as WatchCache<Lease>,
     clusterClient: {
       replaceStatus: (c: Cluster) => {
@@ -57,7 +63,7 @@ async function reconcileWithLiveLease(
     events: { record: () => undefined } as unknown as EventRecorder,
     grace: { monitorGracePeriodMs: 5_000, startupGracePeriodMs: 20_000 },
     monitorPeriodMs: 1_000,
-    firstSeen,
+    observations,
   });
   const outcome = await controller.reconcile('member1', {
     log: createLogger({ component: 'test', level: 'silent' }),
@@ -71,11 +77,11 @@ describe('cluster-health controller, when its Lease cache shows a silence', () =
   it('writes nothing when the API server has a renewal the cache has not caught up with', async () => {
     const r = await reconcileWithLiveLease(leaseRenewedSecondsAgo(1));
     expect(r.written).toEqual([]);
-    expect(r.recheckInMs).toBe(4_000); // the renewal's grace runs out then
+    expect(r.recheckInMs).toBe(5_000); // a grace period from the moment the renewal was seen
   });
 
   it('marks Ready Unknown when the API server confirms the silence', async () => {
-    const r = await reconcileWithLiveLease(leaseRenewedSecondsAgo(10));
+    const r = await reconcileWithLiveLease(cached);
     expect(r.written.map((s) => s.conditions?.find((c) => c.type === 'Ready')?.status)).toEqual(['Unknown']);
   });
 });

@@ -20,6 +20,7 @@ import { createLogger, type ObjectEventHandler, type ObjectEventType, type Outco
 import type { Binding, BindingStore } from '../../bindings.ts';
 import type { FailBackResult } from '../../metrics.ts';
 import type { FleetGuard } from '../fleet-guard/guard.ts';
+import { memberSignals, MemberObservations } from '../cluster-health/observations.ts';
 import { failBackController, failBackEventReasons, returnSpec } from './controller.ts';
 import { formatPlacementRecord } from './record.ts';
 
@@ -176,9 +177,16 @@ function setup(world: World = {}) {
     resourceBindingClient: client('ResourceBinding'),
     clusterResourceBindingClient: client('ClusterResourceBinding'),
   };
+  // Looks at members happen at the test's clock, wall and monotonic alike.
+  const observations = new MemberObservations({
+    now: () => clock,
+    monotonic: () => clock,
+    sleep: () => Promise.resolve(),
+  });
   const controller = failBackController({
     clusters: clusters.asCache(),
     leases: leases.asCache(),
+    observations,
     bindings,
     guard: {
       check: (nowMs: number) => {
@@ -205,17 +213,31 @@ function setup(world: World = {}) {
     clusters.remove(name);
   };
   for (const c of world.clusters ?? [cluster('member1'), cluster('member3')]) seeCluster(c, T0);
-  const reconcile = async (atMs: number, key = KEY): Promise<Outcome | Error> =>
-    controller
+  const reconcile = async (atMs: number, key = KEY): Promise<Outcome | Error> => {
+    clock = atMs;
+    return controller
       .reconcile(key, {
         log: createLogger({ component: 'test', level: 'silent' }),
         now: () => atMs,
         signal: new AbortController().signal,
       })
       .catch((err: unknown) => err as Error);
+  };
+  /**
+   * A renewal of member `name`'s Lease seen at `atMs` and stamped `stampedMs` on the member's
+   * clock, taken in as the health monitor does.
+   */
+  const renewLease = (name: string, atMs: number, stampedMs = atMs): void => {
+    clock = atMs;
+    const renewed = lease(name, stampedMs);
+    leases.put(renewed);
+    const seen = clusters.get(name);
+    if (seen !== undefined) observations.look(name, memberSignals(seen, renewed));
+  };
   return {
     controller,
     reconcile,
+    renewLease,
     seeCluster,
     removeCluster,
     patches,
@@ -234,6 +256,11 @@ describe('fail-back controller', () => {
     failBackController({
       clusters: clusters.asCache(),
       leases: new FakeCache<Lease>().asCache(),
+      observations: new MemberObservations({
+        now: () => 0,
+        monotonic: () => 0,
+        sleep: () => Promise.resolve(),
+      }),
       bindings: {} as BindingStore,
       guard: {} as FleetGuard,
       events: {} as EventRecorder,
@@ -444,23 +471,40 @@ describe('fail-back controller', () => {
     expect(await w.reconcile(s(301))).toEqual({ recheckInMs: 259_000 });
   });
 
-  it('restarts the window of a cluster that flapped between two looks', async () => {
+  it('restarts the window of a cluster that flapped between two looks, from the look that saw it', async () => {
     const w = setup();
-    // Ready went False and back to True at 120 s, between the looks at 0 s and 130 s.
+    // Ready went False and back to True between the looks at 0 s and 130 s; the member stamped the
+    // transition 120 s on its own clock, which may be off: the window counts from 130 s.
     const flapped = cluster('member1', { readySince: formatTime(s(120)) });
     w.seeCluster(flapped, s(130));
-    expect(await w.reconcile(s(301))).toEqual({ recheckInMs: 119_000 });
+    expect(await w.reconcile(s(301))).toEqual({ recheckInMs: 129_000 });
   });
 
-  it("waits while a recorded cluster's heartbeat Lease is older than the grace period", async () => {
-    const w = setup({ leases: [lease('member1', s(301) - GRACE_MS - 1_000)] });
+  it('is not fooled by a member clock running ahead: a transition stamped in the future', async () => {
+    const w = setup();
+    // Stamped 10 minutes ahead of the control plane's clock, seen at 130 s.
+    w.seeCluster(cluster('member1', { readySince: formatTime(s(730)) }), s(130));
+    expect(await w.reconcile(s(301))).toEqual({ recheckInMs: 129_000 });
+  });
+
+  it("waits while no renewal of a recorded cluster's heartbeat Lease was seen for the grace period", async () => {
+    const w = setup({ leases: [lease('member1', s(0))] });
+    w.renewLease('member1', s(301) - GRACE_MS - 1_000);
     // Looked at again in 30 s: a Lease renewed again may bring no change of the Cluster.
     expect(await w.reconcile(s(301))).toEqual({ recheckInMs: 30_000 });
     expect(w.patches).toEqual([]);
   });
 
-  it('goes back when the heartbeat Lease is fresh', async () => {
-    const w = setup({ leases: [lease('member1', s(300))] });
+  it('goes back when a renewal of the heartbeat Lease was seen within the grace period', async () => {
+    const w = setup({ leases: [lease('member1', s(0))] });
+    w.renewLease('member1', s(300));
+    expect(await w.reconcile(s(301))).toEqual({});
+    expect(w.counted).toEqual(['Started']);
+  });
+
+  it('goes back when the member clock runs 10 minutes behind, however old its renewals look', async () => {
+    const w = setup({ leases: [lease('member1', s(0))] });
+    for (let t = 270; t <= 300; t += 10) w.renewLease('member1', s(t), s(t) - 600_000);
     expect(await w.reconcile(s(301))).toEqual({});
     expect(w.counted).toEqual(['Started']);
   });

@@ -9,7 +9,9 @@
  */
 import {
   annotations,
+  clusterConditionTypes,
   evictionProducers,
+  findCondition,
   evictionReasons,
   formatTime,
   namespaces,
@@ -17,7 +19,7 @@ import {
   type Cluster,
   type ResourceBindingSpec,
 } from '@kf/api';
-import { joinKey, keyOf, leaseRenewedAtMs, type EventRecorder, type Lease, type WatchCache } from '@kf/kube';
+import { joinKey, keyOf, type EventRecorder, type Lease, type WatchCache } from '@kf/kube';
 import {
   converged,
   keysFrom,
@@ -40,7 +42,8 @@ import { planGracefulEviction } from '../graceful-eviction/evict-cluster.ts';
 import { decideFailBack, isFailBackInFlight, type FailBackBinding, type FailBackDecision } from './plan.ts';
 import { readPlacementRecord, type PlacementRecord } from './record.ts';
 import { readFailBackSetting } from './setting.ts';
-import { judgeSteadiness, readySinceMs, SteadinessTracker, type Steadiness } from './steadiness.ts';
+import { judgeSteadiness, SteadinessTracker, type Steadiness } from './steadiness.ts';
+import { memberSignals, type MemberObservations } from '../cluster-health/observations.ts';
 
 /** Event reasons of this controller (none is upstream's). */
 export const failBackEventReasons = {
@@ -57,6 +60,8 @@ export interface FailBackDeps {
   readonly clusters: WatchCache<Cluster>;
   /** Cluster heartbeat Leases: a steady cluster renews its Lease within the grace period. */
   readonly leases: WatchCache<Lease>;
+  /** What this process has seen of each member; shared with the health monitor. */
+  readonly observations: MemberObservations;
   readonly bindings: BindingStore;
   readonly guard: FleetGuard;
   readonly events: EventRecorder;
@@ -72,9 +77,16 @@ export function failBackController(deps: FailBackDeps): ControllerSpec {
   /** One look at a cluster: steady now or why not, and since when (undefined: not steady). */
   const look = (cluster: Cluster, nowMs: number): { steadiness: Steadiness; since: number | undefined } => {
     const name = cluster.metadata.name ?? '';
-    const renewed = leaseRenewedAtMs(deps.leases.get(joinKey(namespaces.cluster, name)));
-    const steadiness = judgeSteadiness(cluster, renewed, nowMs, deps.monitorGracePeriodMs);
-    return { steadiness, since: tracker.observe(name, steadiness, readySinceMs(cluster), nowMs) };
+    const lease = deps.leases.get(joinKey(namespaces.cluster, name));
+    const { silentForMs } = deps.observations.look(name, memberSignals(cluster, lease));
+    const steadiness = judgeSteadiness(
+      cluster,
+      lease === undefined ? undefined : silentForMs,
+      deps.monitorGracePeriodMs,
+    );
+    const ready = findCondition(cluster.status, clusterConditionTypes.ready);
+    const readySince = ready === undefined ? undefined : deps.observations.conditionSinceMs(name, ready);
+    return { steadiness, since: tracker.observe(name, steadiness, readySince, nowMs) };
   };
   // Every change of a cluster is a look: a flap between two fail-back decisions restarts its window.
   deps.clusters.onEvent((type, cluster) => {

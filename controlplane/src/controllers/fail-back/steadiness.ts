@@ -1,22 +1,24 @@
 /**
  * When a cluster counts as steady for fail-back, and since when. Steady: Ready is True, the
- * cluster carries no NoSchedule or NoExecute taint, it is not being deleted, and its heartbeat
- * Lease (when it has one: Push clusters do not) was renewed within the monitor's grace period.
+ * cluster carries no NoSchedule or NoExecute taint, it is not being deleted, and (when it has a
+ * heartbeat Lease: Push clusters do not) this process has seen a sign of its life within the
+ * monitor's grace period.
  *
  * "Steady since" is kept in memory, restarted by any unsteady look (a flap restarts the window)
- * and never earlier than Ready's last transition, so that a flap between two looks restarts it
- * too. A cluster seen for the first time counts from that moment: a restarted control plane waits a
- * whole window again rather than trust what it did not see.
+ * and never earlier than Ready's last transition as this process saw it, so that a flap between
+ * two looks restarts it too. A cluster seen for the first time counts from that moment: a
+ * restarted control plane waits a whole window again rather than trust what it did not see. Both
+ * are on the control plane's clock (see cluster-health/observations.ts): a member clock running
+ * ahead cannot stretch the window, nor one running behind shorten it.
  */
-import { clusterConditionTypes, findCondition, parseTime, type Cluster } from '@kf/api';
+import { clusterConditionTypes, findCondition, type Cluster } from '@kf/api';
 
 export type Steadiness = { readonly steady: true } | { readonly steady: false; readonly why: string };
 
-/** Whether `cluster` is steady at `nowMs`; `leaseRenewedAtMs` undefined when it has no Lease. */
+/** Whether `cluster` is steady; `silentForMs` undefined when it has no Lease to be silent on. */
 export function judgeSteadiness(
   cluster: Cluster,
-  leaseRenewedAtMs: number | undefined,
-  nowMs: number,
+  silentForMs: number | undefined,
   graceMs: number,
 ): Steadiness {
   if (cluster.metadata.deletionTimestamp !== undefined) return { steady: false, why: 'being deleted' };
@@ -25,16 +27,11 @@ export function judgeSteadiness(
   // Every effect a Cluster taint can have (NoSchedule, NoExecute) keeps workloads away.
   const taint = cluster.spec.taints?.[0];
   if (taint !== undefined) return { steady: false, why: `tainted ${taint.key}:${taint.effect}` };
-  if (leaseRenewedAtMs !== undefined && nowMs - leaseRenewedAtMs > graceMs) {
-    const seconds = Math.floor((nowMs - leaseRenewedAtMs) / 1000);
+  if (silentForMs !== undefined && silentForMs > graceMs) {
+    const seconds = Math.floor(silentForMs / 1000);
     return { steady: false, why: `heartbeat Lease not renewed for ${String(seconds)} s` };
   }
   return { steady: true };
-}
-
-/** Ready's last transition, when readable. */
-export function readySinceMs(cluster: Cluster): number | undefined {
-  return parseTime(findCondition(cluster.status, clusterConditionTypes.ready)?.lastTransitionTime);
 }
 
 /** Since when each cluster has been steady, from every look this process had at it. */

@@ -14,21 +14,15 @@ import {
   eventReasons,
   findCondition,
   namespaces,
-  parseTime,
   type Cluster,
+  type ClusterCondition,
 } from '@kf/api';
-import {
-  leaseRenewedAtMs,
-  type EventRecorder,
-  type Lease,
-  type ResourceClient,
-  type WatchCache,
-} from '@kf/kube';
+import { type EventRecorder, type Lease, type ResourceClient, type WatchCache } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { describeTaints } from '../cluster-taints/taint-diff.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
-import type { FirstSeen } from '../cluster-health/first-seen.ts';
+import { memberSignals, type MemberObservations } from '../cluster-health/observations.ts';
 import { planPolicyTaints, type HeldClusterTaintPolicy, type PolicyTaintPlan } from './policy-taints.ts';
 import { judgeStaleReady } from './stale-ready.ts';
 
@@ -41,8 +35,8 @@ export interface TaintPolicyDeps {
   readonly monitorGracePeriodMs: number;
   /** `--cluster-monitor-period`: how often to look again while the Lease watch is failing. */
   readonly monitorPeriodMs: number;
-  /** Shared with the health monitor. */
-  readonly firstSeen: FirstSeen;
+  /** What this process has seen of each member; shared with the health monitor. */
+  readonly observations: MemberObservations;
   readonly clusterClient: ResourceClient<Cluster>;
   readonly events: EventRecorder;
   readonly metrics: ControlPlaneMetrics;
@@ -62,27 +56,26 @@ export function taintPolicyController(deps: TaintPolicyDeps): ControllerSpec {
       const nowMs = now();
       // While the Lease watch fails a fresh renewal cannot be told from none: add nothing then.
       if (!deps.leases.isLive()) return recheckIn(deps.monitorPeriodMs);
+      const lease = deps.leases.getIn(namespaces.cluster, name);
+      const { silentForMs } = deps.observations.look(name, memberSignals(cluster, lease));
       const stale = judgeStaleReady({
         syncMode: cluster.spec.syncMode,
         ready: findCondition(cluster.status, clusterConditionTypes.ready),
-        renewedAtMs: leaseRenewedAtMs(deps.leases.getIn(namespaces.cluster, name)),
-        firstSeenAtMs: deps.firstSeen.at(name, nowMs),
+        silentForMs,
         graceMs: deps.monitorGracePeriodMs,
-        nowMs,
       });
-      const plan = planPolicyTaints(
-        cluster,
-        deps.policies.list(),
-        nowMs,
-        stale.kind === 'stale-unknown' ? { staleReadyForMs: stale.freshForMs } : {},
-      );
+      const conditionSinceMs = (c: ClusterCondition) => deps.observations.conditionSinceMs(name, c);
+      const plan = planPolicyTaints(cluster, deps.policies.list(), nowMs, {
+        conditionSinceMs,
+        ...(stale.kind === 'stale-unknown' ? { staleReadyForMs: stale.freshForMs } : {}),
+      });
       if (plan.deferred.length > 0 && stale.kind === 'stale-unknown') {
-        recordDeferred(deps, cluster, plan, nowMs - stale.lastSeenAtMs);
+        recordDeferred(deps, cluster, plan, stale.silentForMs);
       }
       if (plan.changed) {
         await write(deps, cluster, plan.taints, signal);
         const ready = findCondition(cluster.status, clusterConditionTypes.ready);
-        const since = parseTime(ready?.lastTransitionTime);
+        const since = ready === undefined ? undefined : conditionSinceMs(ready);
         for (const t of plan.added)
           if (since !== undefined) deps.metrics.taintAdded(t.effect, (nowMs - since) / 1000);
         log.info(

@@ -303,6 +303,34 @@ describe('planPolicyTaints', () => {
     expect(plan.recheckInMs).toBe(recheckInMs);
   });
 
+  describe('hold measured on the control plane clock', () => {
+    // Ready turned False; the member stamped it at 0 s on its clock; the control plane saw it at 50 s.
+    const cluster = clusterWith([cond('Ready', 'False', 0)]);
+    const seenAt = (seconds: number) => () => s(seconds);
+
+    it('counts the hold from the moment the transition was seen, not from its stamp', () => {
+      const plan = planPolicyTaints(cluster, [policy('p', { addAfterSeconds: 60 })], s(60), {
+        conditionSinceMs: seenAt(50),
+      });
+      expect(plan.taints).toEqual([]);
+      expect(plan.recheckInMs).toBe(50_000);
+    });
+
+    it('adds once held that long from the sighting', () => {
+      const plan = planPolicyTaints(cluster, [policy('p', { addAfterSeconds: 60 })], s(110), {
+        conditionSinceMs: seenAt(50),
+      });
+      expect(plan.taints).toEqual([stamped(notReadyExecute, 110)]);
+    });
+
+    it('holds nothing back for a transition time it does not know', () => {
+      const plan = planPolicyTaints(cluster, [policy('p', { addAfterSeconds: 60 })], s(51), {
+        conditionSinceMs: () => undefined,
+      });
+      expect(plan.taints).toEqual([stamped(notReadyExecute, 51)]);
+    });
+  });
+
   it('reports what it added and removed', () => {
     const cluster = clusterWith([cond('Ready', 'True')], [stamped(notReadyExecute, 1)]);
     const plan = planPolicyTaints(cluster, [policy('p', { taints: [notReadyExecute] })], s(5));

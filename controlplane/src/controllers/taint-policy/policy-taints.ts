@@ -12,12 +12,13 @@
  * Extension — hold time (annotation `failover.karmada-failover.io/add-after-seconds`, which works
  * under Karmada's own CRD too, or `spec.addAfterSeconds`, which only the project's CRD accepts; the
  * annotation wins when both are set, and an unreadable one is ignored): the taints are
- * added only once the `addOnConditions` have held for that many seconds. A cluster condition
- * carries no history, so "held since" is the latest `lastTransitionTime` among the matched
- * conditions: a condition moving between two matching statuses (Ready False → Unknown for
- * `NotIn [True]`) restarts the hold. A matched condition without a readable `lastTransitionTime`
- * does not hold anything back (upstream's immediate behaviour), since waiting on a time that
- * never comes would silently disable the policy. Unset or 0 means add at once, as upstream.
+ * added only once the `addOnConditions` have held for that many seconds. "Held since" is the
+ * latest transition among the matched conditions, as the control plane saw it happen (the member's
+ * `lastTransitionTime` is on the member's clock: one running behind would cut the hold short):
+ * a condition moving between two matching statuses (Ready False → Unknown for `NotIn [True]`)
+ * restarts the hold. A matched condition whose transition time is unknown does not hold anything
+ * back (upstream's immediate behaviour), since waiting on a time that never comes would silently
+ * disable the policy. Unset or 0 means add at once, as upstream.
  */
 import {
   annotations,
@@ -65,6 +66,12 @@ export interface PolicyTaintOptions {
    * taints of policies that match on Ready are not added until then. NoSchedule taints are.
    */
   readonly staleReadyForMs?: number;
+  /**
+   * Since when a condition has had its status, on the control plane's clock (see
+   * cluster-health/observations.ts); by default its own `lastTransitionTime`, which the member
+   * wrote on its clock.
+   */
+  readonly conditionSinceMs?: (condition: ClusterCondition) => number | undefined;
 }
 
 /**
@@ -121,7 +128,7 @@ function applyPolicy(
   let deferred: readonly PolicyTaint[] = [];
   const missing = spec.taints.filter((t) => !taints.some((c) => isSameTaint(c, t)));
   if (missing.length > 0 && areConditionsMatched(conditions, spec.addOnConditions)) {
-    const remainingMs = holdRemainingMs(conditions, spec, nowMs);
+    const remainingMs = holdRemainingMs(conditions, spec, nowMs, options.conditionSinceMs ?? transitionOf);
     const staleForMs = staleReadyWaitMs(spec, options);
     if (remainingMs > 0) waitMs = remainingMs;
     else {
@@ -181,14 +188,22 @@ function holdRemainingMs(
   conditions: readonly ClusterCondition[],
   spec: ClusterTaintPolicySpec & TaintPolicyHold,
   nowMs: number,
+  sinceOf: (condition: ClusterCondition) => number | undefined,
 ): number {
   const holdMs = Math.max(0, spec.addAfterSeconds ?? 0) * 1000;
   if (holdMs === 0) return 0;
   const since = (spec.addOnConditions ?? [])
-    .map((m) => parseTime(matchedCondition(conditions, m)?.lastTransitionTime))
+    .map((m) => {
+      const condition = matchedCondition(conditions, m);
+      return condition === undefined ? undefined : sinceOf(condition);
+    })
     .filter((t): t is number => t !== undefined);
   if (since.length === 0) return 0;
   return Math.max(...since) + holdMs - nowMs;
+}
+
+function transitionOf(condition: ClusterCondition): number | undefined {
+  return parseTime(condition.lastTransitionTime);
 }
 
 /** Creation time ascending, then name; a policy without a creation time sorts last. */

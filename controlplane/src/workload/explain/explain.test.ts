@@ -323,6 +323,38 @@ describe('explainBinding', () => {
     ).toMatch(/\(3\.0s more\)$/);
   });
 
+  it("shows a member clock offset the control plane recorded, and reads the member's Lease through it", () => {
+    const m5 = clusterObject('m5');
+    const skewed = (offset: string | undefined, ready: 'True' | 'Unknown') => ({
+      ...m5,
+      metadata: {
+        ...m5.metadata,
+        ...(offset === undefined ? {} : { annotations: { [annotations.clockOffsetSeconds]: offset } }),
+      },
+      spec: { ...m5.spec, syncMode: 'Pull' as const },
+      status: { ...m5.status, conditions: [{ type: 'Ready', status: ready }] },
+    });
+    const verdictOf = (cluster: Cluster, renewedAtMs: number): string | undefined =>
+      explainBinding(
+        input({
+          clusters: input().clusters.map((c) => (c.metadata.name === 'm5' ? cluster : c)),
+          leaseRenewedAtMs: new Map([['m5', renewedAtMs]]),
+        }),
+      ).clusterFailover.clusters.find((c) => c.cluster === 'm5')?.verdict;
+    expect(verdictOf(skewed('62.0', 'True'), NOW)).toBe(
+      "stays: no NoExecute taint The cluster's clock runs 62.0 s ahead of the control plane's (estimated " +
+        "from its Lease renewals); liveness is judged on the control plane's clock, but times the member " +
+        'writes are off by as much.',
+    );
+    // Renewed 2 s ago by a clock 62 s ahead: stamped 60 s in the future.
+    expect(verdictOf(skewed('62.0', 'Unknown'), NOW + 60_000)).toMatch(
+      /^stays: Ready is Unknown but its Lease was renewed 2\.0s ago, .*\(38\.0s more\) The cluster's clock runs 62\.0 s ahead/,
+    );
+    // Renewed 2 s ago by a clock 20 s behind: without the record it would look 22 s old.
+    expect(verdictOf(skewed('-20.0', 'Unknown'), NOW - 22_000)).toMatch(/renewed 2\.0s ago/);
+    expect(verdictOf(skewed(undefined, 'Unknown'), NOW - 22_000)).toMatch(/renewed 22\.0s ago/);
+  });
+
   it('judges application failover from health', () => {
     expect(e.applicationFailover).toMatchObject({
       active: true,

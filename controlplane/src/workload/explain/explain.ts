@@ -38,7 +38,8 @@ import { decidePurgeMode, type TaintEvictionPurgeMode } from '../../controllers/
 import { decideFailBack, type FailBackDecision } from '../../controllers/fail-back/plan.ts';
 import { readPlacementRecord } from '../../controllers/fail-back/record.ts';
 import { readFailBackSetting, type FailBackSetting } from '../../controllers/fail-back/setting.ts';
-import { judgeSteadiness, readySinceMs } from '../../controllers/fail-back/steadiness.ts';
+import { judgeSteadiness } from '../../controllers/fail-back/steadiness.ts';
+import { describeClockOffset, parseRecordedOffsetMs } from '../../controllers/cluster-health/clock-offset.ts';
 import {
   DEFAULT_GRACE_PERIOD_SECONDS,
   DEFAULT_TOLERATION_SECONDS,
@@ -285,13 +286,18 @@ function failBackOf(input: ExplainInput): FailBackReport {
         unsteady: 'not found',
       };
     }
-    const steadiness = judgeSteadiness(cluster, input.leaseRenewedAtMs?.get(t.name), input.nowMs, graceMs);
+    const steadiness = judgeSteadiness(cluster, silenceEstimateMs(input, cluster), graceMs);
+    const readyAt = parseTime(findCondition(cluster.status, clusterConditionTypes.ready)?.lastTransitionTime);
     return {
       cluster: t.name,
       replicas: t.replicas,
       exists: true,
       // Without a readable transition the controller counts from its first look, here: now.
-      steadySinceMs: steadiness.steady ? (readySinceMs(cluster) ?? input.nowMs) : undefined,
+      steadySinceMs: steadiness.steady
+        ? readyAt === undefined
+          ? input.nowMs
+          : Math.min(input.nowMs, readyAt - offsetMsOf(cluster))
+        : undefined,
       unsteady: steadiness.steady ? undefined : steadiness.why,
     };
   });
@@ -478,7 +484,10 @@ function clusterFailover(input: ExplainInput): FailoverReport {
     const noSchedule = taints.filter((t) => t.effect === taintEffects.noSchedule);
     const note =
       noSchedule.length === 0 ? '' : ` (NoSchedule ${describeTaints(noSchedule)}: no new placement there)`;
-    return { cluster: name, verdict: taintVerdict(input, name, taints, applied) + note };
+    const cluster = byName.get(name);
+    const offsetMs = cluster === undefined ? 0 : offsetMsOf(cluster);
+    const clock = offsetMs === 0 ? '' : ` ${describeClockOffset(offsetMs)}`;
+    return { cluster: name, verdict: taintVerdict(input, name, taints, applied) + note + clock };
   });
   const off = clusterFailoverOff(input.settings);
   return { active: off.length === 0, off, settings: clusterFailoverSettings(b, input.settings), clusters };
@@ -534,7 +543,7 @@ function taintVerdict(
     const stale = staleReadyOf(input, cluster);
     if (stale === undefined) return 'stays: no NoExecute taint';
     return (
-      `stays: Ready is Unknown but its Lease was renewed ${seconds(input.nowMs - stale.lastSeenAtMs)} ago, ` +
+      `stays: Ready is Unknown but its Lease was renewed ${seconds(stale.silentForMs)} ago, ` +
       `so the condition is stale, not a failure: no NoExecute taint is added while the Lease stays ` +
       `fresh (${seconds(stale.freshForMs)} more)`
     );
@@ -564,18 +573,33 @@ function taintVerdict(
 function staleReadyOf(
   input: ExplainInput,
   cluster: string,
-): { readonly lastSeenAtMs: number; readonly freshForMs: number } | undefined {
+): { readonly silentForMs: number; readonly freshForMs: number } | undefined {
   const c = input.clusters.find((x) => x.metadata.name === cluster);
   if (c === undefined) return undefined;
   const v = judgeStaleReady({
     syncMode: c.spec.syncMode,
     ready: findCondition(c.status, clusterConditionTypes.ready),
-    renewedAtMs: input.leaseRenewedAtMs?.get(cluster),
-    firstSeenAtMs: undefined,
+    silentForMs: silenceEstimateMs(input, c),
     graceMs: input.settings.monitorGracePeriodMs ?? DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
-    nowMs: input.nowMs,
   });
   return v.kind === 'stale-unknown' ? v : undefined;
+}
+
+/** The member clock offset the control plane recorded on the Cluster; 0 when none is. */
+function offsetMsOf(cluster: Cluster): number {
+  return parseRecordedOffsetMs(cluster.metadata.annotations?.[annotations.clockOffsetSeconds]) ?? 0;
+}
+
+/**
+ * How long the member has been silent, as well as a one-off look can tell: explain has watched
+ * nothing, so it reads the Lease's `renewTime` (the member's clock), corrected by the offset the
+ * control plane recorded. The controllers themselves go by what they saw change, on their clock.
+ */
+function silenceEstimateMs(input: ExplainInput, cluster: Cluster): number | undefined {
+  const renewedAtMs = input.leaseRenewedAtMs?.get(cluster.metadata.name ?? '');
+  return renewedAtMs === undefined
+    ? undefined
+    : Math.max(0, input.nowMs - (renewedAtMs - offsetMsOf(cluster)));
 }
 
 function seconds(ms: number): string {
