@@ -153,6 +153,7 @@ const BUILT_IN: readonly BuiltIn[] = [
         clusterClient: s.clusterClient,
         events: w.events,
         metrics: s.metrics,
+        observations: s.observations,
       }),
   },
   {

@@ -46,7 +46,7 @@ async function reconcileWithLiveLease(
   observations.look('member1', { renewTime: cached.spec?.renewTime, conditions: ready.status?.conditions });
   await clock.advance(60_000);
   const controller = clusterHealthController({
-    clusters: { get: () => ready } as unknown as WatchCache<Cluster>,
+    clusters: { get: () => ready, onEvent: () => () => undefined } as unknown as WatchCache<Cluster>,
     leases: {
       getIn: () => cached,
       isLive: () => true,

@@ -47,11 +47,16 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
   deps.leases.onReconnected(() => {
     observations.forgetAll();
   });
-  // Renewals are taken in as they arrive, not when a reconcile gets to them.
+  // Renewals and status posts are taken in as they arrive, not when a reconcile gets to them.
   deps.leases.onEvent((type, lease) => {
     const name = lease.metadata?.name ?? '';
     const cluster = deps.clusters.get(name);
     if (type !== 'DELETED' && cluster !== undefined) observations.look(name, memberSignals(cluster, lease));
+  });
+  deps.clusters.onEvent((type, cluster) => {
+    const name = cluster.metadata.name ?? '';
+    const lease = deps.leases.getIn(namespaces.cluster, name);
+    if (type !== 'DELETED') observations.look(name, memberSignals(cluster, lease));
   });
   return {
     name: 'cluster-health',

@@ -1,8 +1,9 @@
 import type { Cluster } from '@kf/api';
 import { KubeError, type EventRecorder, type ResourceClient, type WatchCache } from '@kf/kube';
-import { createLogger } from '@kf/runtime';
+import { createLogger, ManualClock } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
+import { MemberObservations } from '../cluster-health/observations.ts';
 import { clusterTaintsController } from './controller.ts';
 
 const notReady: Cluster = {
@@ -31,6 +32,7 @@ async function reconcileFailingWith(err: Error): Promise<string[]> {
       record: (_obj: unknown, type: string, reason: string) => events.push(`${type} ${reason}`),
     } as unknown as EventRecorder,
     metrics: {} as ControlPlaneMetrics,
+    observations: new MemberObservations(new ManualClock()),
   });
   const ctx = {
     log: createLogger({ component: 'test', level: 'silent' }),

@@ -4,11 +4,12 @@
  * guarded by resourceVersion, so a concurrent taint writer makes this retry on fresh data).
  * Nothing time-based: only Cluster changes requeue it.
  */
-import { clusterConditionTypes, eventReasons, findCondition, parseTime, type Cluster } from '@kf/api';
+import { clusterConditionTypes, eventReasons, findCondition, type Cluster } from '@kf/api';
 import type { EventRecorder, ResourceClient, WatchCache } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec } from '@kf/runtime';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
+import type { MemberObservations } from '../cluster-health/observations.ts';
 import { planSchedulingTaints } from './scheduling-taints.ts';
 import { describeTaints } from './taint-diff.ts';
 
@@ -17,6 +18,8 @@ export interface ClusterTaintsDeps {
   readonly clusterClient: ResourceClient<Cluster>;
   readonly events: EventRecorder;
   readonly metrics: ControlPlaneMetrics;
+  /** When this process saw Ready change, for the health-to-taint latency it reports. */
+  readonly observations: MemberObservations;
 }
 
 export function clusterTaintsController(deps: ClusterTaintsDeps): ControllerSpec {
@@ -42,7 +45,7 @@ export function clusterTaintsController(deps: ClusterTaintsDeps): ControllerSpec
         });
         throw err;
       }
-      const since = parseTime(ready?.lastTransitionTime);
+      const since = ready === undefined ? undefined : deps.observations.conditionSinceMs(name, ready);
       for (const t of plan.added)
         if (since !== undefined) deps.metrics.taintAdded(t.effect, (nowMs - since) / 1000);
       const message = `Taint cluster succeed: ${describeTaints(plan.taints)}.`;
