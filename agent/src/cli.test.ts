@@ -44,7 +44,7 @@ afterEach(() => {
 });
 
 describe('agent run', () => {
-  it("has karmada-agent's defaults", async () => {
+  it("has karmada-agent's defaults, but reports no credential secrets", async () => {
     const c = await run('--cluster-name=member1');
     expect(c).toMatchObject({
       clusterName: 'member1',
@@ -59,7 +59,7 @@ describe('agent run', () => {
       concurrentWorkSyncs: 5,
       enableClusterResourceModeling: true,
       controllers: ['clusterStatus', 'execution', 'workStatus'],
-      reportSecrets: { credentials: true, impersonator: true },
+      reportSecrets: { credentials: false, impersonator: false },
       leaderElection: {
         enabled: true,
         namespace: 'karmada-system',
@@ -79,11 +79,11 @@ describe('agent run', () => {
     vi.stubEnv('KF_CLUSTER_FAILURE_THRESHOLD', '1m30s');
     vi.stubEnv('KF_LEADER_ELECT', 'false');
     vi.stubEnv('KF_CLUSTER_ZONES', 'a, b');
-    vi.stubEnv('KF_REPORT_SECRETS', 'None');
+    vi.stubEnv('KF_REPORT_SECRETS', 'KubeCredentials');
     const c = await run('--cluster-failure-threshold=5s');
     expect(c).toMatchObject({
       clusterName: 'from-env',
-      reportSecrets: { credentials: false, impersonator: false },
+      reportSecrets: { credentials: true, impersonator: false },
       clusterFailureThresholdMs: 5_000,
       clusterZones: ['a', 'b'],
       leaderElection: { enabled: false },

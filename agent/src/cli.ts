@@ -320,7 +320,9 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
         '--report-secrets <list>',
         `comma-separated secrets to create at registration: ${REPORT_SECRETS_VALUES.join(', ')} ` +
           '(KubeCredentials: a member token with every permission and the member CA in Secret <cluster>; ' +
-          'KubeImpersonator: the impersonator token in Secret <cluster>-impersonator; both in --cluster-namespace)',
+          'KubeImpersonator: the impersonator token in Secret <cluster>-impersonator; both in --cluster-namespace). ' +
+          'A pull-mode control plane uses neither; KubeCredentials leaves a token of every permission in a ' +
+          'member Secret that the agent itself can read',
       )
         .argParser(list)
         .default([...DEFAULT_REPORT_SECRETS], DEFAULT_REPORT_SECRETS.join(',')),

@@ -6,6 +6,7 @@
  */
 import { CommanderError } from 'commander';
 import { renderAgentAccess } from '@kf/api';
+import { commandFailure } from '@kf/kube';
 import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
 import { createAgent } from './app.ts';
 import { AGENT_VERSION, buildAgentCommand, throwInsteadOfExit } from './cli.ts';
@@ -48,13 +49,15 @@ async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err: unknown) {
-    const code = exitCodeFor(err);
-    if (err instanceof ConfigError) console.error(err.message);
-    else if (!(err instanceof CommanderError)) {
-      if (program.args[0] === 'run') log.fatal({ err }, 'agent failed');
-      else console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    // `run` is a service: once its flags are valid, its failures go to its log. The operator
+    // commands print one line (an API server's refusal of the input exits 2, like a bad flag).
+    if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
+      log.fatal({ err }, 'agent failed');
+      return exitCodeFor(err);
     }
-    return code;
+    const failure = commandFailure(err);
+    if (failure.message !== undefined) console.error(failure.message);
+    return failure.exitCode;
   }
 }
 

@@ -1,11 +1,14 @@
 /**
- * `--report-secrets` against a real local federation: the agent of member1 runs with least
- * privilege on both sides (deploy/agent and its per-cluster RBAC in the control plane; in the
- * member, the RBAC the member chart renders for its agent), reports a working member token and the
- * impersonator token, sets the Cluster's references, keeps the Secrets current across a restart
- * without duplicating anything, and cannot write member2's Secrets; with `None`, member2's agent
- * creates nothing; with a credential namespace the control plane refuses, member2's agent exits
- * before writing anything.
+ * `--report-secrets` against a real local federation, each agent with least privilege on both
+ * sides (deploy/agent and its per-cluster RBAC in the control plane; in the member, the RBAC the
+ * member chart renders, used through a token of the chart's own agent ServiceAccount). member2's
+ * agent runs with the defaults: it creates nothing, sets no reference, and no Secret it can read
+ * holds a token that may do everything. member1's agent runs with KubeCredentials,KubeImpersonator:
+ * it reports a working member token and the impersonator token, sets the Cluster's references,
+ * keeps the Secrets current across a restart without duplicating anything, cannot write member2's
+ * Secrets, and, as the chart README warns, can read a token of every permission and bind
+ * cluster-admin to itself with it. With a credential namespace the control plane refuses, an agent
+ * exits before writing anything.
  */
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -34,17 +37,20 @@ import { startAgent, type AgentProcess } from './agent-process.ts';
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 const MEMBER_CHART = join(ROOT, 'charts', 'karmada-failover-member');
-/**
- * The agent's ServiceAccount in the member, as the member chart names it with `fullnameOverride=kf`
- * (a certificate's common name holds at most 64 characters).
- */
-const CHART_AGENT_USER = 'system:serviceaccount:karmada-system:kf-agent';
+/** The agent's ServiceAccount in the member, as the member chart names it with `fullnameOverride=kf`. */
+const CHART_AGENT_SA = 'kf-agent';
+const CHART_NS = 'karmada-system';
 const NS = 'karmada-cluster';
+const REPORT_BOTH = 'KubeCredentials,KubeImpersonator';
 
 let fed: LocalFederation;
 let agent: AgentProcess | undefined;
+let defaultsAgent: AgentProcess | undefined;
 let agentKarmadaKubeconfig: string;
+/** member1's agent, with agent.reportSecrets={KubeCredentials,KubeImpersonator}. */
 let agentMemberKubeconfig: string;
+/** member2's agent, with the chart's defaults. */
+let defaultsMemberKubeconfig: string;
 let cpSecrets: ResourceClient<Secret>;
 let clusters: ResourceClient<Cluster>;
 
@@ -63,8 +69,11 @@ async function run(cmd: string, args: string[]): Promise<string> {
   }
 }
 
-/** Applies the member chart's agent ServiceAccount, ClusterRole and binding to member1. */
-async function applyChartAgentRbac(): Promise<void> {
+/**
+ * Applies the member chart's agent ServiceAccount, ClusterRole and binding (rendered with `values`)
+ * to a member and returns the path of a kubeconfig holding a token of that ServiceAccount.
+ */
+async function chartAgentKubeconfig(member: string, ...values: string[]): Promise<string> {
   const helmDir =
     (await run('bash', [join(ROOT, 'scripts', 'build-helm.sh')])).trim().split('\n').at(-1) ?? '';
   const rendered = await run(join(helmDir, 'helm'), [
@@ -72,26 +81,51 @@ async function applyChartAgentRbac(): Promise<void> {
     'kf',
     MEMBER_CHART,
     '--namespace',
-    'karmada-system',
+    CHART_NS,
     '--kube-version',
     '1.36.3',
-    '--set',
-    'fullnameOverride=kf',
-    '--set',
-    'clusterName=member1',
-    '--set',
-    'karmadaKubeconfig.kubeconfig=unused',
+    ...[
+      'fullnameOverride=kf',
+      `clusterName=${member}`,
+      'karmadaKubeconfig.kubeconfig=unused',
+      ...values,
+    ].flatMap((v) => ['--set', v]),
     '--show-only',
     'templates/agent-rbac.yaml',
   ]);
-  const file = join(fed.runDir, 'member1-agent-rbac.yaml');
+  const file = join(fed.runDir, `${member}-agent-rbac.yaml`);
   await writeFile(file, rendered);
-  const member = fed.member('member1');
-  await member
+  const m = fed.member(member);
+  await m
     .kubeConfig()
     .makeApiClient(CoreV1Api)
-    .createNamespace({ body: { metadata: { name: 'karmada-system' } } });
-  await run(member.kubectlPath, member.kubectlArgs('apply', '-f', file));
+    .createNamespace({ body: { metadata: { name: CHART_NS } } });
+  await run(m.kubectlPath, m.kubectlArgs('apply', '-f', file));
+  const token = (
+    await run(
+      m.kubectlPath,
+      m.kubectlArgs('create', 'token', CHART_AGENT_SA, '-n', CHART_NS, '--duration=1h'),
+    )
+  ).trim();
+  const kubeconfig = join(fed.runDir, `${member}-agent-token.kubeconfig`);
+  // JSON is YAML: no quoting to get wrong.
+  await writeFile(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: member,
+          cluster: { server: m.server, 'certificate-authority-data': b64(await memberCa(member)) },
+        },
+      ],
+      users: [{ name: CHART_AGENT_SA, user: { token } }],
+      contexts: [{ name: CHART_AGENT_SA, context: { cluster: member, user: CHART_AGENT_SA } }],
+      'current-context': CHART_AGENT_SA,
+    }),
+  );
+  return kubeconfig;
 }
 
 /** A client of the member's API server authenticated by a bearer token only. */
@@ -133,8 +167,50 @@ const startMember1Agent = (name: string): Promise<AgentProcess> =>
     karmadaKubeconfig: agentKarmadaKubeconfig,
     member: fed.member('member1'),
     runDir: fed.runDir,
-    flags: [`--kubeconfig=${agentMemberKubeconfig}`],
+    flags: [`--kubeconfig=${agentMemberKubeconfig}`, `--report-secrets=${REPORT_BOTH}`],
   });
+
+interface AccessReview extends KubeObject {
+  readonly status?: { readonly allowed?: boolean };
+}
+
+/** `kubectl auth can-i '*' '*'` asked by the holder of `kc` itself; a token the server rejects can do nothing. */
+async function canDoEverything(kc: KubeConfig): Promise<boolean> {
+  const reviews = new ResourceClient<AccessReview>(kc, {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectaccessreviews',
+    namespaced: false,
+    kind: 'SelfSubjectAccessReview',
+  });
+  try {
+    const review = await reviews.create({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: '*', group: '*', resource: '*' } },
+    } as AccessReview);
+    return review.status?.allowed === true;
+  } catch (err: unknown) {
+    if (err instanceof KubeError && err.code === 'Unauthorized') return false;
+    throw err;
+  }
+}
+
+/**
+ * Every Secret that `reader` can list, in every namespace, whose `token` may do everything in the
+ * member, as `namespace/name`: each token asks the member's API server itself.
+ */
+async function secretsWithAllPowerfulTokens(member: string, reader: KubeConfig): Promise<string[]> {
+  const ca = await memberCa(member);
+  const found: string[] = [];
+  for (const secret of (await new ResourceClient<Secret>(reader, SECRET_RESOURCE).list()).items) {
+    const token = unb64(secret.data?.token);
+    if (token === '') continue;
+    if (await canDoEverything(tokenKubeConfig(member, token, ca)))
+      found.push(`${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`);
+  }
+  return found.sort();
+}
 
 const readyz = async (a: AgentProcess): Promise<boolean> =>
   (await fetch(a.metricsUrl.replace('/metrics', '/readyz'))).status === 200;
@@ -147,19 +223,25 @@ beforeAll(async () => {
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'karmada-system' } } });
   await applyAgentAccess(fed.controlPlane, ['member1', 'member2']);
   agentKarmadaKubeconfig = await agentKubeconfig(fed.controlPlane, 'member1');
-  await applyChartAgentRbac();
-  agentMemberKubeconfig = await fed
-    .member('member1')
-    .userKubeconfig(CHART_AGENT_USER, ['system:serviceaccounts', 'system:serviceaccounts:karmada-system']);
+  agentMemberKubeconfig = await chartAgentKubeconfig('member1', `agent.reportSecrets={${REPORT_BOTH}}`);
+  defaultsMemberKubeconfig = await chartAgentKubeconfig('member2');
   agent = await startMember1Agent('member1');
+  defaultsAgent = await startAgent({
+    cluster: 'member2',
+    karmadaKubeconfig: await agentKubeconfig(fed.controlPlane, 'member2'),
+    member: fed.member('member2'),
+    runDir: fed.runDir,
+    flags: [`--kubeconfig=${defaultsMemberKubeconfig}`],
+  });
 });
 
 afterAll(async () => {
   await agent?.stop();
+  await defaultsAgent?.stop();
   await (fed as LocalFederation | undefined)?.destroy();
 });
 
-describe('--report-secrets (default KubeCredentials,KubeImpersonator)', () => {
+describe(`--report-secrets=${REPORT_BOTH}`, () => {
   it('reports a member token that authenticates, the member CA and the impersonator token; sets both references', async () => {
     await eventually(
       'both references set',
@@ -229,6 +311,29 @@ describe('--report-secrets (default KubeCredentials,KubeImpersonator)', () => {
       ['karmada-impersonator', 'kubernetes.io/service-account-token'],
       ['karmada-member1', 'kubernetes.io/service-account-token'],
     ]);
+  });
+
+  it('lets the agent read a token that may do everything, and bind cluster-admin to itself with it (the warning of the chart README)', async () => {
+    const asAgent = loadKubeConfig({ path: agentMemberKubeconfig });
+    expect(await canDoEverything(asAgent)).toBe(false);
+    expect(await secretsWithAllPowerfulTokens('member1', asAgent)).toEqual([`${NS}/karmada-member1`]);
+    const token = unb64(
+      (await new ResourceClient<Secret>(asAgent, SECRET_RESOURCE).get(`${NS}/karmada-member1`)).data?.token,
+    );
+    const asCredentials = tokenKubeConfig('member1', token, await memberCa('member1'));
+    const binding = 'agent-took-the-member';
+    await new ResourceClient<KubeObject>(asCredentials, CLUSTER_ROLE_BINDING_RESOURCE).create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: binding },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: CHART_AGENT_SA, namespace: CHART_NS }],
+    } as KubeObject);
+    try {
+      await eventually('the agent holds cluster-admin', () => canDoEverything(asAgent));
+    } finally {
+      await memberClient<KubeObject>('member1', CLUSTER_ROLE_BINDING_RESOURCE).delete(binding);
+    }
   });
 
   it('a restart duplicates nothing, rewrites nothing current, and brings a stale token back', async () => {
@@ -311,47 +416,57 @@ describe('least privilege in the control plane', () => {
   });
 });
 
-describe('--report-secrets=None', () => {
-  it('creates no member objects and no secrets, and sets no reference', async () => {
-    const kubeconfig = await agentKubeconfig(fed.controlPlane, 'member2');
-    const none = await startAgent({
-      cluster: 'member2',
-      karmadaKubeconfig: kubeconfig,
-      member: fed.member('member2'),
-      runDir: fed.runDir,
-      flags: ['--report-secrets=None'],
-    });
-    try {
-      await eventually('member2 registered', () => readyz(none), 90_000);
-      const spec = (await clusters.get('member2')).spec;
-      expect(spec.secretRef).toBeUndefined();
-      expect(spec.impersonatorSecretRef).toBeUndefined();
-      for (const name of ['member2', 'member2-impersonator']) {
-        expect(await cpSecrets.find(`${NS}/${name}`)).toBeUndefined();
-      }
-      // The agent has the member's admin credentials here: it could have, and did not.
-      const err = await fed
-        .member('member2')
-        .kubeConfig()
-        .makeApiClient(CoreV1Api)
-        .readNamespace({ name: NS })
-        .catch((e: unknown) => e);
-      expect((err as { code?: number }).code).toBe(404);
-      const roles = await memberClient<KubeObject>('member2', CLUSTER_ROLE_RESOURCE).find(
-        'karmada-controller-manager:karmada-member2',
-      );
-      expect(roles).toBeUndefined();
-      expect(await none.logs()).not.toMatch(/credential secret reported|member credential object created/);
-    } finally {
-      await none.stop();
+describe("the defaults (--report-secrets=None), under the chart's default RBAC", () => {
+  it('create no member objects and no secrets, and set no reference', async () => {
+    const registered = defaultsAgent;
+    await eventually(
+      'member2 registered',
+      async () => registered !== undefined && readyz(registered),
+      90_000,
+    );
+    const spec = (await clusters.get('member2')).spec;
+    expect(spec.secretRef).toBeUndefined();
+    expect(spec.impersonatorSecretRef).toBeUndefined();
+    for (const name of ['member2', 'member2-impersonator']) {
+      expect(await cpSecrets.find(`${NS}/${name}`)).toBeUndefined();
     }
+    const err = await fed
+      .member('member2')
+      .kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .readNamespace({ name: NS })
+      .catch((e: unknown) => e);
+    expect((err as { code?: number }).code).toBe(404);
+    const roles = await memberClient<KubeObject>('member2', CLUSTER_ROLE_RESOURCE).find(
+      'karmada-controller-manager:karmada-member2',
+    );
+    expect(roles).toBeUndefined();
+    expect(await registered?.logs()).not.toMatch(
+      /credential secret reported|member credential object created/,
+    );
+  });
+
+  it('leave no Secret the agent can read holding a token that may do everything', async () => {
+    const registered = defaultsAgent;
+    await eventually(
+      'member2 registered',
+      async () => registered !== undefined && readyz(registered),
+      90_000,
+    );
+    const asAgent = loadKubeConfig({ path: defaultsMemberKubeconfig });
+    // It does read every Secret of its member (Works carry Secrets): none holds such a token.
+    expect(await secretsWithAllPowerfulTokens('member2', asAgent)).toEqual([]);
+    expect(await canDoEverything(asAgent)).toBe(false);
   });
 });
 
 describe('a credential namespace the control plane refuses', () => {
   it('exits 1 before writing anything, in the member or in the control plane', async () => {
+    // member2's agent would keep writing the Cluster's status.
+    await defaultsAgent?.stop();
+    defaultsAgent = undefined;
     const kubeconfig = await agentKubeconfig(fed.controlPlane, 'member2');
-    // Registered by the --report-secrets=None run above, or by an admin.
+    // Registered by the agent with the defaults above, or by an admin.
     const before =
       (await clusters.find('member2')) ??
       (await clusters.create({ metadata: { name: 'member2' }, spec: { syncMode: 'Pull' } }));
@@ -371,7 +486,7 @@ describe('a credential namespace the control plane refuses', () => {
       karmadaKubeconfig: kubeconfig,
       member: fed.member('member2'),
       runDir: fed.runDir,
-      flags: ['--cluster-namespace=kube-system'],
+      flags: ['--cluster-namespace=kube-system', `--report-secrets=${REPORT_BOTH}`],
     });
     try {
       expect(await wrong.exited()).toBe(1);

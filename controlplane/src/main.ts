@@ -5,6 +5,7 @@
  * failure, 2 bad flags or configuration).
  */
 import { CommanderError } from 'commander';
+import { commandFailure } from '@kf/kube';
 import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
 import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
@@ -31,10 +32,15 @@ async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err: unknown) {
-    const code = exitCodeFor(err);
-    if (err instanceof ConfigError) console.error(err.message);
-    else if (!(err instanceof CommanderError)) log.fatal({ err }, 'control plane failed');
-    return code;
+    // `run` is a service: once its flags are valid, its failures go to its log. `explain` prints
+    // one line (an API server's refusal of the input exits 2, like a bad flag).
+    if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
+      log.fatal({ err }, 'control plane failed');
+      return exitCodeFor(err);
+    }
+    const failure = commandFailure(err);
+    if (failure.message !== undefined) console.error(failure.message);
+    return failure.exitCode;
   }
 }
 

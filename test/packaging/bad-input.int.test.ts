@@ -2,7 +2,10 @@
  * Bad input at the real edge of the three programs: each production bundle, run as the image runs
  * it, answers a bad flag, kubeconfig, resolv.conf or bind address with one plain line on stderr
  * (no JSON log, no stack) and exit code 2, and it does so before it sends anything to an API
- * server: the kubeconfigs point at a loopback server that records every request.
+ * server: the kubeconfigs point at a loopback server that records every request. The operator
+ * commands answer API failures with one plain line too, against a real control plane: exit 2 when
+ * the API server refuses their input as invalid, 1 when it cannot be reached or refuses the
+ * credentials.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -11,7 +14,11 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { clusterKind, type Cluster } from '@kf/api';
+import { ResourceClient } from '@kf/kube';
 import { PRODUCTION_NODE_FLAGS } from '@kf/runtime/bundle';
+import { freePort, startFederation, type LocalFederation } from '@kf/testing';
 import { bundleAgent } from '../../agent/src/build/bundle.ts';
 import { bundleControlPlane } from '../../controlplane/src/build/bundle.ts';
 import { bundleProbe } from '../../probe/src/build/bundle.ts';
@@ -272,13 +279,18 @@ const CASES: readonly (readonly [string, Program, readonly string[], RegExp])[] 
   ],
 ];
 
+/** One plain line on stderr: no JSON log, no stack trace. */
+function expectOnePlainLine(out: Outcome, line: RegExp): void {
+  const lines = out.stderr.trim().split('\n');
+  expect(lines, out.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(line);
+  expect(out.stderr).not.toMatch(/^\s*\{|\n\s+at /);
+}
+
 describe('bad input to the production bundles', () => {
   it.each(CASES)('%s: one plain line, exit code 2', async (_name, program, args, line) => {
     const out = await runBundle(program, expand(args));
-    const lines = out.stderr.trim().split('\n');
-    expect(lines, out.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(line);
-    expect(out.stderr).not.toMatch(/^\s*\{|\n\s+at /);
+    expectOnePlainLine(out, line);
     expect(out.code, out.stderr).toBe(2);
   });
 
@@ -313,5 +325,121 @@ describe('bad input to the production bundles', () => {
     ]);
     expect(out.code).toBe(1);
     expect(requests).toContain('GET /apis/cluster.karmada.io/v1alpha1/clusters/member1');
+  });
+});
+
+/** `$CP`: the control plane's admin kubeconfig; `$REFUSED`: its server with a token it refuses; `$GONE`: nothing listens. */
+const SET = ['condition', 'set', '--cluster=member1', '--status=True'];
+interface ApiCase {
+  readonly name: string;
+  readonly program: Program;
+  readonly args: readonly string[];
+  readonly code: number;
+  readonly line: RegExp;
+}
+const API_CASES: readonly ApiCase[] = [
+  {
+    name: 'control plane explain: an unreachable API server',
+    program: 'controlplane',
+    args: ['explain', 'default/web', '--kubeconfig=$GONE'],
+    code: 1,
+    line: /^error: cannot reach the API server: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+  },
+  {
+    name: 'control plane explain: credentials the API server refuses',
+    program: 'controlplane',
+    args: ['explain', 'default/web', '--kubeconfig=$REFUSED'],
+    code: 1,
+    line: /^error: the API server refused the credentials of the kubeconfig: Unauthorized$/,
+  },
+  {
+    name: 'control plane explain: a binding the API server does not have',
+    program: 'controlplane',
+    args: ['explain', 'default/web', '--kubeconfig=$CP'],
+    code: 2,
+    line: /^invalid configuration: no ResourceBinding default\/web, nor one for a template named so$/,
+  },
+  {
+    name: 'agent condition set: a reason the API server refuses',
+    program: 'agent',
+    args: [...SET, '--type=Maintenance', '--reason=Not a reason', '--karmada-kubeconfig=$CP'],
+    code: 2,
+    line: /^error: the API server refused the request as invalid: .*reason/,
+  },
+  {
+    name: 'agent condition set: a type the API server refuses',
+    program: 'agent',
+    args: [...SET, '--type=not a type!', '--reason=Planned', '--karmada-kubeconfig=$CP'],
+    code: 2,
+    line: /^error: the API server refused the request as invalid: .*type/,
+  },
+  {
+    name: 'agent condition set: an unreachable API server',
+    program: 'agent',
+    args: [...SET, '--type=Maintenance', '--reason=Planned', '--karmada-kubeconfig=$GONE'],
+    code: 1,
+    line: /^error: cannot reach the API server: connect ECONNREFUSED/,
+  },
+  {
+    name: 'agent condition clear: credentials the API server refuses',
+    program: 'agent',
+    args: ['condition', 'clear', '--cluster=member1', '--type=Maintenance', '--karmada-kubeconfig=$REFUSED'],
+    code: 1,
+    line: /^error: the API server refused the credentials of the kubeconfig: Unauthorized$/,
+  },
+  {
+    name: 'agent status: a Cluster the API server does not have',
+    program: 'agent',
+    args: ['status', '--cluster=member9', '--karmada-kubeconfig=$CP'],
+    code: 1,
+    line: /^error: clusters\.cluster\.karmada\.io "member9" not found$/,
+  },
+];
+
+describe('API failures of the operator commands, against a real control plane', () => {
+  let fed: LocalFederation;
+  const paths: Record<string, string> = {};
+
+  beforeAll(async () => {
+    fed = await startFederation({ members: 0 });
+    const admin = fed.controlPlane.kubeConfig();
+    await new ResourceClient<Cluster>(admin, clusterKind).create({
+      metadata: { name: 'member1' },
+      spec: { syncMode: 'Pull' },
+    });
+    const refused = new KubeConfig();
+    const cluster = admin.getCurrentCluster();
+    if (cluster === null) throw new Error('the control plane kubeconfig has no cluster');
+    refused.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: 'nobody', token: 'not-a-token-the-server-issued' }],
+      contexts: [{ name: 'refused', cluster: cluster.name, user: 'nobody' }],
+      currentContext: 'refused',
+    });
+    paths.$REFUSED = file('refused');
+    await writeFile(paths.$REFUSED, refused.exportConfig());
+    paths.$GONE = file('gone');
+    await writeFile(paths.$GONE, kubeconfig(`http://127.0.0.1:${await freePort()}`, 'fake'));
+    paths.$CP = fed.controlPlane.kubeconfigPath;
+  }, 240_000);
+
+  afterAll(async () => {
+    await (fed as LocalFederation | undefined)?.destroy();
+  });
+
+  it.each(API_CASES)('$name: one plain line, exit code $code', async ({ program, args, code, line }) => {
+    const out = await runBundle(
+      program,
+      args.map((a) => a.replace(/\$(CP|REFUSED|GONE)/, (key) => paths[key] ?? key)),
+    );
+    expectOnePlainLine(out, line);
+    expect(out.code, out.stderr).toBe(code);
+  });
+
+  it('left the Cluster without the conditions the API server refused', async () => {
+    const cluster = await new ResourceClient<Cluster>(fed.controlPlane.kubeConfig(), clusterKind).get(
+      'member1',
+    );
+    expect(cluster.status?.conditions ?? []).toEqual([]);
   });
 });

@@ -226,38 +226,90 @@ describe('rendered member chart', () => {
     ]);
   });
 
-  it('grants its programs no wildcard, bind, escalate or RBAC write; the role of every verb is only the reported credentials', async () => {
-    type Rule = { apiGroups?: string[]; resources?: string[]; verbs: string[] };
+  it('grants its programs no wildcard, bind, escalate or RBAC write; a role of every verb only for KubeCredentials', async () => {
+    type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] };
+    type Role = K8sObject & { rules: Rule[] };
     type Binding = K8sObject & {
       roleRef: { name: string };
       subjects: { name: string; namespace?: string }[];
     };
-    const objs = objects(await render(MEMBER, ...MEMBER_VALUES));
-    const clusterRoles = find(objs, 'ClusterRole') as (K8sObject & { rules: Rule[] })[];
     const credentials = credentialNames('member1', 'karmada-cluster').clusterRole;
-    expect(clusterRoles.map((r) => r.metadata.name).sort()).toEqual([
-      credentials,
-      'kf-karmada-failover-member-agent',
+    const agentRole = 'kf-karmada-failover-member-agent';
+    const clusterRolesOf = async (...values: string[]) =>
+      find(objects(await render(MEMBER, ...MEMBER_VALUES, ...values)), 'ClusterRole') as Role[];
+    const defaults = await clusterRolesOf();
+    expect(defaults.map((r) => r.metadata.name).sort()).toEqual([
+      agentRole,
       'kf-karmada-failover-member-probe',
     ]);
-    for (const r of clusterRoles.filter((c) => c.metadata.name !== credentials)) {
+    for (const r of defaults) {
       for (const rule of r.rules) {
-        expect(rule.resources ?? [], r.metadata.name).not.toContain('*');
-        for (const verb of ['*', 'bind', 'escalate', 'impersonate'])
+        for (const list of [rule.apiGroups ?? [], rule.resources ?? [], rule.verbs])
+          expect(
+            list.filter((x) => x.includes('*')),
+            r.metadata.name,
+          ).toEqual([]);
+        for (const verb of ['bind', 'escalate', 'impersonate'])
           expect(rule.verbs, r.metadata.name).not.toContain(verb);
-        if ((rule.apiGroups ?? []).includes('rbac.authorization.k8s.io'))
-          expect(rule.verbs, r.metadata.name).toEqual(['get']);
+        expect(rule.apiGroups ?? [], r.metadata.name).not.toContain('rbac.authorization.k8s.io');
       }
     }
-    const bindings = find(objs, 'ClusterRoleBinding') as Binding[];
-    expect(bindings.find((b) => b.roleRef.name === credentials)?.subjects).toEqual([
-      { kind: 'ServiceAccount', name: 'karmada-member1', namespace: 'karmada-cluster' },
-    ]);
-    // Without KubeCredentials there is no such role at all.
-    const impersonatorOnly = objects(
-      await render(MEMBER, ...MEMBER_VALUES, 'agent.reportSecrets={KubeImpersonator}'),
+    // With the defaults the agent's role is its fixed rules and agent.workloadRules, nothing more:
+    // no rule by name for credential ServiceAccounts, Secrets or roles.
+    expect(defaults.find((r) => r.metadata.name === agentRole)?.rules.some((r) => r.resourceNames)).toBe(
+      false,
     );
-    expect(find(impersonatorOnly, 'ClusterRole').map((r) => r.metadata.name)).not.toContain(credentials);
+
+    const reported = objects(
+      await render(MEMBER, ...MEMBER_VALUES, 'agent.reportSecrets={KubeCredentials,KubeImpersonator}'),
+    );
+    const withCredentials = find(reported, 'ClusterRole') as Role[];
+    expect(withCredentials.map((r) => r.metadata.name).sort()).toEqual([
+      credentials,
+      agentRole,
+      'kf-karmada-failover-member-probe',
+    ]);
+    expect(withCredentials.find((r) => r.metadata.name === credentials)?.rules).toEqual([
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['get'] },
+    ]);
+    // The agent only reads that role and its binding, by name.
+    const rbacRules = withCredentials
+      .find((r) => r.metadata.name === agentRole)
+      ?.rules.filter((r) => (r.apiGroups ?? []).includes('rbac.authorization.k8s.io'));
+    expect(rbacRules).toEqual([
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles', 'clusterrolebindings'],
+        resourceNames: [credentials],
+        verbs: ['get'],
+      },
+    ]);
+    expect(
+      (find(reported, 'ClusterRoleBinding') as Binding[]).find((b) => b.roleRef.name === credentials)
+        ?.subjects,
+    ).toEqual([{ kind: 'ServiceAccount', name: 'karmada-member1', namespace: 'karmada-cluster' }]);
+    // Without KubeCredentials there is no such role at all.
+    expect(
+      (await clusterRolesOf('agent.reportSecrets={KubeImpersonator}')).map((r) => r.metadata.name),
+    ).not.toContain(credentials);
+  });
+
+  it('passes --report-secrets=None by default, and what agent.reportSecrets asks for', async () => {
+    const agentArgs = async (...values: string[]) =>
+      podSpecOf(
+        workloads(objects(await render(MEMBER, ...MEMBER_VALUES, ...values))).find((w) =>
+          w.metadata.name.endsWith('agent'),
+        )!,
+      ).containers[0]!.args ?? [];
+    expect((await agentArgs()).filter((a) => a.startsWith('--report-secrets'))).toEqual([
+      '--report-secrets=None',
+    ]);
+    expect(
+      (await agentArgs('agent.reportSecrets={KubeCredentials,KubeImpersonator}')).filter((a) =>
+        a.startsWith('--report-secrets'),
+      ),
+    ).toEqual(['--report-secrets=KubeCredentials,KubeImpersonator']);
   });
 
   it("grants what Karmada's karmada-agent reads only when asked, read-only", async () => {
@@ -368,6 +420,10 @@ describe('both charts', () => {
     ['member', 'agent.metricsPort=70000', '/agent/metricsPort'],
     ['member', 'agent.metricsBindAddress=0.0.0.0:8080 x', '/agent/metricsBindAddress'],
     ['member', 'agent.workloadRules[0].verbs={get,bind}', '/agent/workloadRules/0/verbs/1'],
+    ['member', 'agent.workloadRules[0].verbs={get,*}', '/agent/workloadRules/0/verbs/1'],
+    ['member', 'agent.workloadRules[0].resources={*}', '/agent/workloadRules/0/resources/0'],
+    ['member', 'agent.workloadRules[0].resources={pods,*/status}', '/agent/workloadRules/0/resources/1'],
+    ['member', 'agent.workloadRules[0].apiGroups={*}', '/agent/workloadRules/0/apiGroups/0'],
     ['member', 'agent.clusterNamespace=Karmada Cluster', '/agent/clusterNamespace'],
     ['member', 'agent.metricsBindAdress=127.0.0.1', '/agent'],
     ['member', 'probe.period=-5s', '/probe/period'],
@@ -696,6 +752,8 @@ describe('server-side dry run on a local federation', () => {
         MEMBER,
         'clusterName=member1',
         `@karmadaKubeconfig.kubeconfig=${federation.controlPlane.kubeconfigPath}`,
+        // Everything the chart can render for the agent, the credentials role included.
+        'agent.reportSecrets={KubeCredentials,KubeImpersonator}',
       ),
     );
     const out = await kc(member, 'apply', '--dry-run=server', '-f', rendered);

@@ -2,26 +2,28 @@
  * The member chart's identities as a member's API server sees them: everything the chart renders
  * is applied to a member of a local federation, and the agent's and the probe's ServiceAccounts
  * act with real tokens from the TokenRequest API (the probe's bound to one of its DaemonSet's
- * pods, so to that pod's node). The agent cannot grant itself more than its role (no `bind`, no
- * `escalate`, no RBAC writes) and still does what registration and Works need; the probe writes
- * only its own Node's ServiceDomainNameResolutionReady condition.
+ * pods, so to that pod's node). With the chart's defaults the agent cannot change RBAC (no `bind`,
+ * no `escalate`, no RBAC writes) and still does what Works need, which includes reading every
+ * Secret and acting as any ServiceAccount whose namespace it writes Secrets to, as the chart's
+ * README says; the probe writes only its own Node's ServiceDomainNameResolutionReady condition.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
-import { createLogger } from '@kf/runtime';
 import { eventually, startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
 import {
   CLUSTER_ROLE_BINDING_RESOURCE,
   CLUSTER_ROLE_RESOURCE,
   SECRET_RESOURCE,
+  SERVICE_ACCOUNT_NAME_ANNOTATION,
+  SERVICE_ACCOUNT_RESOURCE,
+  SERVICE_ACCOUNT_TOKEN_TYPE,
   type Secret,
 } from '../../agent/src/registration/credentials-plan.ts';
 import { markedFenced, withEntry } from '../../agent/src/fence/fence-plan.ts';
 import { MemberFenceStore } from '../../agent/src/fence/fence-store.ts';
-import { ensureMemberCredentials } from '../../agent/src/registration/member-credentials.ts';
 import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../../probe/src/health/node-condition.ts';
 import { NODE_RESOURCE } from '../../probe/src/node/node-object.ts';
@@ -31,7 +33,7 @@ import { MEMBER_CHART, helmBinary, renderChart, run } from './helm.ts';
 const NS = 'karmada-system';
 const AGENT_SA = 'kf-karmada-failover-member-agent';
 const PROBE_SA = 'kf-karmada-failover-member-probe';
-/** The ClusterRole of every verb that --report-secrets=KubeCredentials hands to the control plane. */
+/** The ClusterRole of every verb behind --report-secrets=KubeCredentials (not rendered by default). */
 const CREDENTIALS_ROLE = credentialNames('member1', 'karmada-cluster').clusterRole;
 
 const resource = (group: string, plural: string, kind: string, namespaced: boolean): ResourceDescriptor => ({
@@ -188,20 +190,7 @@ describe('the agent ServiceAccount', () => {
     }
   });
 
-  it('does what registration with --report-secrets and its Works need', async () => {
-    const tokens = await ensureMemberCredentials({
-      member: asAgent,
-      names: credentialNames('member1', 'karmada-cluster'),
-      reported: { credentials: true, impersonator: true },
-      log: createLogger({ component: 'test', level: 'silent' }),
-      signal: AbortSignal.timeout(60_000),
-    });
-    // The reported token is bound to the chart's role of every verb: the control plane gets it.
-    const asCredentials = await tokenKubeConfig(
-      Buffer.from(tokens.credentials?.token ?? '', 'base64').toString(),
-    );
-    expect(await can(asCredentials, '*', { group: '*', resource: '*' })).toBe(true);
-    expect(tokens.impersonator?.token).toBeTruthy();
+  it('applies what its Works carry', async () => {
     // A Work's Deployment, applied as the agent applies it.
     const deployments = new ResourceClient<KubeObject>(asAgent, DEPLOYMENTS);
     const applied = await deployments.apply(
@@ -222,6 +211,56 @@ describe('the agent ServiceAccount', () => {
     );
     expect(applied.metadata?.uid).toBeTruthy();
     await deployments.delete('default/web');
+  });
+
+  it('reads every Secret of its member, since Works carry Secrets (as the chart README says)', async () => {
+    const admin = new ResourceClient<Secret>(member.kubeConfig(), SECRET_RESOURCE);
+    await admin.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'admin-only', namespace: 'kube-system' },
+      data: { password: Buffer.from('s3cret').toString('base64') },
+    });
+    const secrets = new ResourceClient<Secret>(asAgent, SECRET_RESOURCE);
+    expect((await secrets.get('kube-system/admin-only')).data?.password).toBe(
+      Buffer.from('s3cret').toString('base64'),
+    );
+    const all = (await secrets.list()).items.map(
+      (x) => `${x.metadata.namespace ?? ''}/${x.metadata.name ?? ''}`,
+    );
+    expect(all).toContain('kube-system/admin-only');
+    await admin.delete('kube-system/admin-only');
+  });
+
+  it('acts as another ServiceAccount of a namespace it writes Secrets to (as the chart README says)', async () => {
+    await new ResourceClient<KubeObject>(member.kubeConfig(), SERVICE_ACCOUNT_RESOURCE).create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'someone-else', namespace: 'kube-system' },
+    });
+    // A token Secret made by the agent for that ServiceAccount: the token controller fills it.
+    const secrets = new ResourceClient<Secret>(asAgent, SECRET_RESOURCE);
+    await secrets.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: SERVICE_ACCOUNT_TOKEN_TYPE,
+      metadata: {
+        name: 'someone-else-token',
+        namespace: 'kube-system',
+        annotations: { [SERVICE_ACCOUNT_NAME_ANNOTATION]: 'someone-else' },
+      },
+    });
+    let minted = '';
+    await eventually('the token controller fills the Secret', async () => {
+      minted = (await secrets.get('kube-system/someone-else-token')).data?.token ?? '';
+      return minted !== '';
+    });
+    const review = await new ResourceClient<SubjectReview>(
+      await tokenKubeConfig(Buffer.from(minted, 'base64').toString()),
+      SUBJECT_REVIEWS,
+    ).create({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    expect(review.status?.userInfo?.username).toBe('system:serviceaccount:kube-system:someone-else');
+    await secrets.delete('kube-system/someone-else-token');
   });
 
   it('keeps its self-fence record in its own namespace', async () => {
@@ -245,12 +284,7 @@ describe('the agent ServiceAccount', () => {
     });
   });
 
-  it('answers 403 when the agent binds cluster-admin, or the role it hands out, to itself', async () => {
-    // The role exists (the chart made it); the agent may read it, not bind it.
-    expect(
-      (await new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE).get(CREDENTIALS_ROLE)).metadata
-        ?.name,
-    ).toBe(CREDENTIALS_ROLE);
+  it('answers 403 when the agent binds cluster-admin, or the credentials role, to itself', async () => {
     const bindings = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_BINDING_RESOURCE);
     const roleBindings = new ResourceClient<KubeObject>(asAgent, ROLE_BINDINGS);
     const roles = new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE);
@@ -287,9 +321,13 @@ describe('the agent ServiceAccount', () => {
       expect(await status(attempt()), what).toBe(403);
     }
     expect(await can(asAgent, '*', { group: '*', resource: '*' })).toBe(false);
-    // What it does keep: reading the token it reports with KubeCredentials (see the chart README).
-    const secrets = new ResourceClient<Secret>(asAgent, SECRET_RESOURCE);
-    expect(await status(secrets.get('karmada-cluster/karmada-member1'))).toBe(200);
+    // With the chart's defaults there is no role of every verb to read, nor a token bound to one.
+    expect(
+      await status(new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE).get(CREDENTIALS_ROLE)),
+    ).toBe(403);
+    expect(
+      await new ResourceClient<KubeObject>(member.kubeConfig(), CLUSTER_ROLE_RESOURCE).find(CREDENTIALS_ROLE),
+    ).toBeUndefined();
   });
 });
 

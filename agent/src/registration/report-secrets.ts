@@ -1,6 +1,6 @@
 /**
  * `--report-secrets`: which credentials of the member the agent hands to the control plane at
- * registration (karmada-agent's flag, values and default), and the names of what that creates.
+ * registration (karmada-agent's flag and values), and the names of what that creates.
  */
 import { InvalidArgumentError } from 'commander';
 import { agentCredentialSecretsFor, type LocalSecretReference } from '@kf/api';
@@ -8,8 +8,13 @@ import { agentCredentialSecretsFor, type LocalSecretReference } from '@kf/api';
 export const REPORT_SECRETS_VALUES = ['KubeCredentials', 'KubeImpersonator', 'None'] as const;
 export type ReportSecretsValue = (typeof REPORT_SECRETS_VALUES)[number];
 
-/** Upstream's default: both secrets. */
-export const DEFAULT_REPORT_SECRETS: readonly ReportSecretsValue[] = ['KubeCredentials', 'KubeImpersonator'];
+/**
+ * Nothing, where karmada-agent reports both. The control plane of a pull-mode cluster never uses
+ * them, and `KubeCredentials` is a member token bound to every verb on every resource, kept in a
+ * member Secret that the agent itself can read (it applies Works that carry Secrets): reporting it
+ * by default would leave that token within reach of every agent.
+ */
+export const DEFAULT_REPORT_SECRETS: readonly ReportSecretsValue[] = ['None'];
 
 export interface ReportedSecrets {
   /** A cluster-wide token and the member CA: Secret `<cluster>`, `spec.secretRef`. */

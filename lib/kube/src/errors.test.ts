@@ -140,6 +140,21 @@ describe('toKubeError on transport failures', () => {
     expect(e.cause).toBe(err);
   });
 
+  it.each([
+    [
+      'a message that names its code once',
+      withCode('connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'),
+      'connect ECONNREFUSED 127.0.0.1:1',
+    ],
+    [
+      'a message without its code, after it',
+      withCode('other side closed', 'UND_ERR_SOCKET'),
+      'UND_ERR_SOCKET: other side closed',
+    ],
+  ])('words %s', (_name, err, message) => {
+    expect(toKubeError(new TypeError('fetch failed', { cause: err })).message).toBe(message);
+  });
+
   it('returns a KubeError unchanged', () => {
     const e = new KubeError('Conflict', 'x');
     expect(toKubeError(e)).toBe(e);

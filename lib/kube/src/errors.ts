@@ -225,9 +225,11 @@ export function toKubeError(err: unknown): KubeError {
   return new KubeError(fetchFailed ? 'Network' : 'Unknown', describe(err), { cause: err });
 }
 
+/** The error's message, after its code unless the message already names it (Node's do). */
 function describe(e: unknown): string {
   if (e instanceof Error) {
-    const code = 'code' in e && typeof e.code === 'string' ? `${e.code}: ` : '';
+    const code =
+      'code' in e && typeof e.code === 'string' && !e.message.includes(e.code) ? `${e.code}: ` : '';
     return `${code}${e.message}`;
   }
   return String(e);

@@ -14,6 +14,7 @@ export {
   type KubeErrorOptions,
   type StatusLike,
 } from './errors.ts';
+export { commandFailure, type CommandFailure } from './command-failure.ts';
 export {
   DEFAULT_API_TIMEOUT_MS,
   KubeConfigError,

@@ -1,0 +1,49 @@
+/**
+ * How an operator command (`agent status`, `agent condition set`, `controlplane explain`, …; not a
+ * long-running `run`, whose failures are logged) ends on an error: one plain line for stderr and an
+ * exit code. 2 when the input was wrong: bad flags or files ({@link ConfigError}, commander's usage
+ * errors) and a request the API server refused as invalid (400 or 422: a type, reason or name given
+ * on the command line). 1 for the rest: an API server that cannot be reached, refuses the
+ * credentials or the permission, or fails.
+ */
+import { ConfigError, exitCodeFor } from '@kf/runtime';
+import { KubeError, type KubeErrorCode } from './errors.ts';
+
+export interface CommandFailure {
+  readonly exitCode: number;
+  /** What to print on stderr; undefined when commander printed its own message (or help). */
+  readonly message?: string;
+}
+
+/** What the operator is told first, by the kind of API failure; the server's words follow. */
+const KUBE_PREFIX: Partial<Record<KubeErrorCode, string>> = {
+  Invalid: 'the API server refused the request as invalid',
+  Network: 'cannot reach the API server',
+  Timeout: 'the API server did not answer in time',
+  Unauthorized: 'the API server refused the credentials of the kubeconfig',
+  Unavailable: 'the API server is unavailable',
+};
+
+/** The failure of an operator command: see the module header. */
+export function commandFailure(err: unknown): CommandFailure {
+  if (err instanceof ConfigError) return { exitCode: 2, message: err.message };
+  const exitCode = exitCodeFor(err);
+  if (exitCode !== 1) return { exitCode }; // commander: usage error, help or version, already printed
+  if (err instanceof KubeError) {
+    const prefix = KUBE_PREFIX[err.code];
+    const text = oneLine(err.message);
+    return {
+      exitCode: err.code === 'Invalid' ? 2 : 1,
+      message: `error: ${prefix === undefined ? text : `${prefix}: ${text}`}`,
+    };
+  }
+  return { exitCode, message: `error: ${oneLine(err instanceof Error ? err.message : String(err))}` };
+}
+
+/** Line breaks (an API server may send a message on several lines) become "; ". */
+function oneLine(text: string): string {
+  return text
+    .split(/\s*\n\s*/)
+    .filter((part) => part !== '')
+    .join('; ');
+}
