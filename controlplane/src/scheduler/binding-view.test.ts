@@ -115,6 +115,7 @@ describe('toBindingView', () => {
         { name: 'c' },
       ],
       evicting: ['x', 'y'],
+      health: { a: 'Healthy', x: 'Unhealthy' },
       history: [
         { clusterName: 'x', creationTimestamp: '2026-01-01T00:00:00Z' },
         { clusterName: 'z', creationTimestamp: 'not a time' },
@@ -128,6 +129,11 @@ describe('toBindingView', () => {
     expect(Object.fromEntries(b.requestMilli)).toEqual({ cpu: 250, memory: 1024 ** 3 * 1000 });
     expect(Object.fromEntries(b.assigned)).toEqual({ a: 3, b: 1, c: 0 });
     expect([...b.evicting]).toEqual(['x', 'y']);
+    expect(b.evictionTasks.map((t) => [t.fromCluster, t.reason])).toEqual([
+      ['x', 'TaintUntolerated'],
+      ['y', 'TaintUntolerated'],
+    ]);
+    expect(Object.fromEntries(b.health)).toEqual({ a: 'Healthy', x: 'Unhealthy' });
     expect(b.evictionHistory).toEqual([{ cluster: 'x', evictedAtMs: Date.parse('2026-01-01T00:00:00Z') }]);
     expect(b.observedAffinityName).toBe('primary');
     expect(b.placement).toBeDefined();

@@ -13,6 +13,7 @@ import type {
   Placement,
   ReplicaSchedulingStrategy,
   ResourceBinding,
+  ResourceHealth,
   ResourceList,
   SpreadConstraint,
   SpreadFieldValue,
@@ -21,6 +22,7 @@ import type {
   Time,
   Toleration,
 } from '@kf/api';
+import { healthByCluster } from '../controllers/graceful-eviction/cause.ts';
 import { apiKey } from './cluster-view.ts';
 import { evictionHistoryOf } from './eviction-history-annotation.ts';
 
@@ -105,6 +107,10 @@ export interface BindingView {
   readonly placement: PlacementView | undefined;
   /** `fromCluster` of every graceful eviction task. */
   readonly evicting: ReadonlySet<string>;
+  /** `spec.gracefulEvictionTasks`: whether a task still keeps its cluster out depends on its cause. */
+  readonly evictionTasks: readonly GracefulEvictionTask[];
+  /** The workload's health on each cluster that reports it (`status.aggregatedStatus`). */
+  readonly health: ReadonlyMap<string, ResourceHealth>;
   /** The eviction history annotation's entries and `spec.evictionHistory`'s, each once. */
   readonly evictionHistory: readonly EvictionRecord[];
   /** How long an eviction blocks its cluster; Infinity when it blocks for good. */
@@ -130,6 +136,8 @@ export function toBindingView(binding: ResourceBinding): BindingView {
     assigned: replicasByCluster(clusters),
     placement: spec.placement === undefined ? undefined : toPlacementView(spec.placement),
     evicting: evictingClusters(spec.gracefulEvictionTasks),
+    evictionTasks: spec.gracefulEvictionTasks ?? [],
+    health: healthByCluster(status?.aggregatedStatus),
     evictionHistory: evictionRecords(evictionHistoryOf(metadata.annotations, spec.evictionHistory)),
     blockPredecessorMs: blockPredecessorMs(metadata.annotations, spec.failover?.application),
     fresh: isAfter(spec.rescheduleTriggeredAt, status?.lastScheduledTime),

@@ -6,6 +6,7 @@ import type {
   Placement,
   ReplicaSchedulingStrategy,
   ResourceBinding,
+  ResourceHealth,
   ResourceList,
   Taint,
   TargetCluster,
@@ -91,7 +92,12 @@ export interface BindingOptions {
   readonly clusters?: Readonly<Record<string, number>> | readonly TargetCluster[];
   readonly uid?: string;
   readonly requests?: ResourceList;
+  /** Clusters with a graceful eviction task of the taint manager's. */
   readonly evicting?: readonly string[];
+  /** More graceful eviction tasks, as given (after those of `evicting`). */
+  readonly tasks?: readonly GracefulEvictionTask[];
+  /** `status.aggregatedStatus`: the workload's health by cluster. */
+  readonly health?: Readonly<Record<string, ResourceHealth>>;
   /** `spec.evictionHistory`. */
   readonly history?: readonly EvictionHistoryEntry[];
   /** `spec.failover.application.blockPredecessorSeconds`. */
@@ -107,11 +113,14 @@ export interface BindingOptions {
 }
 
 export function bindingObject(o: BindingOptions = {}): ResourceBinding {
-  const tasks: GracefulEvictionTask[] = (o.evicting ?? []).map((fromCluster) => ({
-    fromCluster,
-    reason: 'TaintUntolerated',
-    producer: 'TaintManager',
-  }));
+  const tasks: GracefulEvictionTask[] = [
+    ...(o.evicting ?? []).map((fromCluster) => ({
+      fromCluster,
+      reason: 'TaintUntolerated',
+      producer: 'TaintManager',
+    })),
+    ...(o.tasks ?? []),
+  ];
   return {
     metadata: { name: 'web', namespace: 'default', generation: 1, ...optional('annotations', o.annotations) },
     spec: {
@@ -137,6 +146,12 @@ export function bindingObject(o: BindingOptions = {}): ResourceBinding {
     status: {
       ...optional('schedulerObservingAffinityName', o.observedAffinityName),
       ...optional('lastScheduledTime', o.lastScheduledTime),
+      ...optional(
+        'aggregatedStatus',
+        o.health === undefined
+          ? undefined
+          : Object.entries(o.health).map(([clusterName, health]) => ({ clusterName, health })),
+      ),
     },
   };
 }

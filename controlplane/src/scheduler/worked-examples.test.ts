@@ -173,8 +173,14 @@ describe('failover example (Divided, DynamicWeight, 10 replicas)', () => {
     ]);
   });
 
-  it('keeps A out through ClusterEviction alone once the taint is gone', () => {
-    const b = binding({ replicas: 10, placement, clusters: { B: 3, C: 2 }, evicting: ['A'] });
+  it('keeps A out through ClusterEviction alone once the taint is gone, B and C running healthy copies', () => {
+    const b = binding({
+      replicas: 10,
+      placement,
+      clusters: { B: 3, C: 2 },
+      evicting: ['A'],
+      health: { A: 'Healthy', B: 'Healthy', C: 'Healthy' },
+    });
     const r = scheduleBinding(b, withRoom({ A: 20, B: 7, C: 8 }), 0);
     expect(replicasOf(r.clusters)).toEqual({ B: 5, C: 5 });
     expect(r.rejected).toEqual([
@@ -198,6 +204,25 @@ describe('Duplicated example', () => {
     const clusters = [cluster('A', { taints: [notReady] }), cluster('B'), cluster('C'), cluster('D')];
     const b = binding({ replicas: 10, placement, clusters: { B: 10, C: 10 }, evicting: ['A'] });
     expect(replicasOf(scheduleBinding(b, clusters, 0).clusters)).toEqual({ B: 10, C: 10 });
+  });
+});
+
+describe('a Duplicated workload on its only cluster (differs from upstream)', () => {
+  const placement = { clusterAffinity: { clusterNames: ['member1'] }, replicaScheduling: duplicated };
+  const evicted = binding({ replicas: 1, placement, clusters: [], evicting: ['member1'] });
+
+  it('is not placed while member1 keeps its NoExecute taint', () => {
+    const r = scheduleBinding(evicted, [cluster('member1', { taints: [notReady] }), cluster('member2')], 0);
+    expect(r.clusters).toEqual([]);
+    expect(r.rejected.map((x) => [x.cluster, x.plugin])).toEqual([
+      ['member1', 'TaintToleration'],
+      ['member2', 'ClusterAffinity'],
+    ]);
+  });
+
+  it('goes back to member1 as soon as the taint is gone: its copy there is the only one', () => {
+    const r = scheduleBinding(evicted, [cluster('member1'), cluster('member2')], 0);
+    expect(replicasOf(r.clusters)).toEqual({ member1: 1 });
   });
 });
 

@@ -5,6 +5,7 @@ import {
   type AggregatedStatusItem,
   type GracefulEvictionTask,
   type PurgeMode,
+  type ResourceHealth,
   type TargetCluster,
 } from '@kf/api';
 import {
@@ -51,6 +52,8 @@ const binding = (
   status: { schedulerObservedGeneration: over.observed ?? 7, aggregatedStatus: over.items ?? [] },
 });
 const allHealthy = binding({ items: [healthy('m1'), healthy('m2'), healthy('m3')] });
+/** m2 runs a healthy copy, m3 not yet: a replacement exists, the task is not done by health. */
+const someHealthy = binding({ items: [healthy('m2'), unhealthy('m3')] });
 
 describe('judgeEvictionTask', () => {
   it.each<[string, GracefulEvictionTask, BindingProgress, number, TaskVerdict]>([
@@ -110,12 +113,18 @@ describe('judgeEvictionTask', () => {
       1,
       { kind: 'remove', reason: 'DeletionConfirmed' },
     ],
-    ['timed out at exactly 10 minutes', task(), binding(), 600, { kind: 'remove', reason: 'TimedOut' }],
-    ['not timed out a millisecond before', task(), binding(), 599.999, { kind: 'keep', recheckInMs: 1 }],
+    [
+      'timed out at exactly 10 minutes, with a healthy copy elsewhere',
+      task(),
+      someHealthy,
+      600,
+      { kind: 'remove', reason: 'TimedOut' },
+    ],
+    ['not timed out a millisecond before', task(), someHealthy, 599.999, { kind: 'keep', recheckInMs: 1 }],
     [
       'its own grace period wins over the default',
       task({ gracePeriodSeconds: 60 }),
-      binding(),
+      someHealthy,
       60,
       { kind: 'remove', reason: 'TimedOut' },
     ],
@@ -180,6 +189,158 @@ describe('judgeEvictionTask', () => {
   });
 });
 
+describe('the last copy and a cluster placed again', () => {
+  const DEADLINE = s(600);
+  const kept = { kind: 'keepLastCopy', deadlineMs: DEADLINE } as const;
+  const timedOut = { kind: 'remove', reason: 'TimedOut' } as const;
+  const placedAgain = { kind: 'remove', reason: 'PlacedAgain' } as const;
+  const waits = (nowSeconds: number): TaskVerdict => ({
+    kind: 'keep',
+    recheckInMs: (600 - nowSeconds) * 1000,
+  });
+  const nowhere = binding({ clusters: [] });
+  const unhealthyElsewhere = binding({ clusters: [{ name: 'm2' }], items: [unhealthy('m2')] });
+  const unknownElsewhere = binding({ clusters: [{ name: 'm2' }], items: [] });
+  const healthyElsewhere = binding({ clusters: [{ name: 'm2' }], items: [healthy('m2')], observed: 6 });
+  /** Its own stale status still says Healthy: the evicted cluster is no replacement for itself. */
+  const onlyItselfHealthy = binding({ clusters: [{ name: 'm2' }], items: [healthy('m1'), unhealthy('m2')] });
+  const placedBack = binding({ clusters: [{ name: 'm1' }], items: [healthy('m1')] });
+  const placedBackBeside = binding({
+    clusters: [{ name: 'm1' }, { name: 'm2' }],
+    items: [healthy('m2')],
+    observed: 6,
+  });
+
+  it.each<[string, Parameters<typeof task>[0], BindingProgress, number, TaskVerdict]>([
+    // Timeout, Gracefully: removed only where a healthy copy runs elsewhere.
+    ['Gracefully, before the timeout, nowhere placed', {}, nowhere, 599, waits(599)],
+    ['Gracefully, past the timeout, nowhere placed: kept', {}, nowhere, 600, kept],
+    ['Gracefully, long past the timeout, nowhere placed: still kept', {}, nowhere, 86_400, kept],
+    ['Gracefully, past the timeout, placed where it is Unhealthy: kept', {}, unhealthyElsewhere, 600, kept],
+    ['Gracefully, past the timeout, placed where health is unknown: kept', {}, unknownElsewhere, 600, kept],
+    ['Gracefully, past the timeout, only its own copy Healthy: kept', {}, onlyItselfHealthy, 600, kept],
+    ['Gracefully, past the timeout, a healthy copy elsewhere: removed', {}, healthyElsewhere, 600, timedOut],
+    [
+      'Gracefully, own grace period passed, nowhere placed: kept',
+      { gracePeriodSeconds: 30 },
+      nowhere,
+      30,
+      {
+        kind: 'keepLastCopy',
+        deadlineMs: s(30),
+      },
+    ],
+    // Directly: the copy went at once; the task ends as upstream's.
+    [
+      'Directly, past the timeout, nowhere placed: removed',
+      { purgeMode: 'Directly' },
+      nowhere,
+      600,
+      timedOut,
+    ],
+    ['Directly, before the timeout, nowhere placed', { purgeMode: 'Directly' }, nowhere, 10, waits(10)],
+    [
+      'Directly, placed on its cluster again: not ended by that',
+      { purgeMode: 'Directly' },
+      binding({ clusters: [{ name: 'm1' }], items: [] }),
+      10,
+      waits(10),
+    ],
+    // Never and suppressDeletion: a person decides; a placement on the cluster ends them too.
+    [
+      'Never, past the timeout, nowhere placed: kept for a person',
+      { purgeMode: 'Never' },
+      nowhere,
+      600,
+      {
+        kind: 'keep',
+      },
+    ],
+    [
+      'suppressDeletion true, past the timeout: kept for a person',
+      { suppressDeletion: true },
+      nowhere,
+      600,
+      {
+        kind: 'keep',
+      },
+    ],
+    [
+      'suppressDeletion false, nowhere placed: removed at once',
+      { suppressDeletion: false },
+      nowhere,
+      10,
+      {
+        kind: 'remove',
+        reason: 'DeletionConfirmed',
+      },
+    ],
+    [
+      'suppressDeletion false, placed again: confirmed deletion wins',
+      { suppressDeletion: false },
+      placedBack,
+      10,
+      {
+        kind: 'remove',
+        reason: 'DeletionConfirmed',
+      },
+    ],
+    // Placed on its cluster again: the copy there is the placement now.
+    ['Gracefully, placed again before the timeout', {}, placedBack, 10, placedAgain],
+    ['Gracefully, placed again past the timeout', {}, placedBack, 700, placedAgain],
+    ['Gracefully, placed again beside a healthy copy', {}, placedBackBeside, 10, placedAgain],
+    ['Never, placed again', { purgeMode: 'Never' }, placedBack, 10, placedAgain],
+    ['suppressDeletion true, placed again', { suppressDeletion: true }, placedBack, 10, placedAgain],
+  ])('%s', (...[, over, b, nowSeconds, expected]) => {
+    expect(judgeEvictionTask(task(over), b, s(nowSeconds), TIMEOUT)).toEqual(expected);
+  });
+
+  it('lists the tasks kept for their copy in the plan, without a recheck', () => {
+    const last = task({ fromCluster: 'm1' });
+    const young = task({ fromCluster: 'm4', creationTimestamp: formatTime(s(500)) });
+    const b: BindingProgress = { ...nowhere, spec: { clusters: [], gracefulEvictionTasks: [last, young] } };
+    expect(planEvictionTasks(b, s(600), TIMEOUT)).toEqual({
+      tasks: [last, young],
+      removed: [],
+      changed: false,
+      lastCopies: [{ task: last, deadlineMs: DEADLINE }],
+      recheckInMs: 500_000,
+    });
+  });
+
+  it('never lets a timeout remove a task that keeps a copy unless another placed cluster reports Healthy', () => {
+    const health = fc.constantFrom<ResourceHealth>('Healthy', 'Unhealthy', 'Unknown');
+    fc.assert(
+      fc.property(
+        fc.record({
+          placed: fc.subarray(['m1', 'm2', 'm3']),
+          health: fc.record({ m1: health, m2: health, m3: health }),
+          purgeMode: fc.constantFrom<PurgeMode>('Directly', 'Gracefully', 'Never'),
+          suppressDeletion: fc.option(fc.boolean(), { nil: undefined }),
+          nowSeconds: fc.integer({ min: 0, max: 2000 }),
+          observed: fc.constantFrom(6, 7),
+        }),
+        (r) => {
+          const b = binding({
+            clusters: r.placed.map((name) => ({ name })),
+            items: Object.entries(r.health).map(([clusterName, h]) => ({ clusterName, health: h })),
+            observed: r.observed,
+          });
+          const t = task({ purgeMode: r.purgeMode, suppressDeletion: r.suppressDeletion });
+          const verdict = judgeEvictionTask(t, b, s(r.nowSeconds), TIMEOUT);
+          const keepsCopy = r.purgeMode !== 'Directly' && r.suppressDeletion !== false;
+          const replaced = r.placed.some((c) => c !== 'm1' && r.health[c as 'm1'] === 'Healthy');
+          if (verdict.kind === 'remove' && keepsCopy) {
+            // Only a replacement, or the cluster itself placed again, ends a task that keeps a copy.
+            expect(replaced || r.placed.includes('m1')).toBe(true);
+          }
+          if (verdict.kind === 'keepLastCopy') expect(replaced).toBe(false);
+        },
+      ),
+    );
+  });
+});
+
 describe('planEvictionTasks', () => {
   it('keeps order, stamps new tasks, removes done ones and rechecks at the earliest deadline', () => {
     const fresh = task({ fromCluster: 'm0', creationTimestamp: undefined });
@@ -191,7 +352,7 @@ describe('planEvictionTasks', () => {
       gracePeriodSeconds: 400,
     });
     const b: BindingProgress = {
-      ...binding(),
+      ...binding({ items: [healthy('m2')], observed: 6 }),
       spec: { clusters: [{ name: 'm2' }], gracefulEvictionTasks: [fresh, suppressed, old, young] },
     };
     expect(planEvictionTasks(b, s(0), TIMEOUT)).toEqual({
@@ -199,17 +360,28 @@ describe('planEvictionTasks', () => {
       removed: [{ task: old, reason: 'TimedOut' }],
       changed: true,
       recheckInMs: 100_000,
+      lastCopies: [],
     });
   });
 
   it('changes nothing and asks no recheck when only suppressed tasks remain', () => {
     const suppressed = task({ suppressDeletion: true });
     const b: BindingProgress = { ...binding(), spec: { clusters: [], gracefulEvictionTasks: [suppressed] } };
-    expect(planEvictionTasks(b, s(5), TIMEOUT)).toEqual({ tasks: [suppressed], removed: [], changed: false });
+    expect(planEvictionTasks(b, s(5), TIMEOUT)).toEqual({
+      tasks: [suppressed],
+      removed: [],
+      changed: false,
+      lastCopies: [],
+    });
   });
 
   it('a binding without tasks changes nothing', () => {
-    expect(planEvictionTasks(binding(), s(0), TIMEOUT)).toEqual({ tasks: [], removed: [], changed: false });
+    expect(planEvictionTasks(binding(), s(0), TIMEOUT)).toEqual({
+      tasks: [],
+      removed: [],
+      changed: false,
+      lastCopies: [],
+    });
   });
 
   it('is idempotent for judged tasks: a second round at the same instant only removes tasks the first one stamped', () => {
@@ -258,7 +430,9 @@ describe('deprecated purge mode names', () => {
   const scenarios: [string, Over, BindingProgress, number][] = [
     ['first sight', { creationTimestamp: undefined }, binding(), 0],
     ['before its timeout', {}, binding(), 10],
-    ['past its timeout', {}, binding(), 600],
+    ['past its timeout', {}, someHealthy, 600],
+    ['past its timeout with no healthy copy elsewhere', {}, binding(), 600],
+    ['placed on its cluster again', {}, binding({ clusters: [{ name: 'm1' }] }), 10],
     ['healthy on every placed cluster', {}, allHealthy, 10],
   ];
   const pairs = [
@@ -280,7 +454,7 @@ describe('deprecated purge mode names', () => {
   );
 
   it('Graciously times out like Gracefully, not kept like Never', () => {
-    expect(judgeEvictionTask(task({ purgeMode: 'Graciously' }), binding(), s(600), TIMEOUT)).toEqual({
+    expect(judgeEvictionTask(task({ purgeMode: 'Graciously' }), someHealthy, s(600), TIMEOUT)).toEqual({
       kind: 'remove',
       reason: 'TimedOut',
     });

@@ -1,4 +1,4 @@
-import { annotations, type EvictionHistoryEntry } from '@kf/api';
+import { annotations, type EvictionHistoryEntry, type ResourceHealth } from '@kf/api';
 import { describe, expect, it } from 'vitest';
 import { formatEvictionHistory } from '../eviction-history-annotation.ts';
 import { attemptFor, binding, cluster } from '../test-builders.ts';
@@ -44,6 +44,23 @@ describe('EvictionHistory', () => {
       ...(seconds === undefined ? {} : { blockPredecessorSeconds: seconds }),
     });
     const fit = evictionHistory.filter(attemptFor(b, evictedAtMs + sinceMs), cluster('m1'));
+    expect(fit).toEqual(ok ? { ok: true } : { ok: false, reason });
+  });
+
+  it.each<[string, Record<string, ResourceHealth>, boolean]>([
+    // [name, health by cluster, fits]
+    ['an evicted copy Healthy again that nothing replaced passes (it never left)', { m1: 'Healthy' }, true],
+    ['still Unhealthy: blocked', { m1: 'Unhealthy' }, false],
+    ['Healthy again, but a healthy copy runs on m2: blocked', { m1: 'Healthy', m2: 'Healthy' }, false],
+  ])('%s', (_name, health, ok) => {
+    const task = {
+      fromCluster: 'm1',
+      purgeMode: 'Gracefully',
+      reason: 'ApplicationFailure',
+      producer: 'resource-binding-application-failover-controller',
+    } as const;
+    const b = binding({ history: [entry], tasks: [task], clusters: { m2: 1 }, health });
+    const fit = evictionHistory.filter(attemptFor(b, evictedAtMs), cluster('m1'));
     expect(fit).toEqual(ok ? { ok: true } : { ok: false, reason });
   });
 

@@ -7,13 +7,18 @@
  */
 import type { BindingView } from '../binding-view.ts';
 import { fits, unfit, type FilterPlugin } from '../framework.ts';
+import { mayTakeBack } from './cluster-eviction.ts';
 
 export const evictionHistory: FilterPlugin = {
   name: 'EvictionHistory',
-  /** A cluster already holding the workload passes: the filter prevents returns, it never moves. */
+  /**
+   * A cluster already holding the workload passes: the filter prevents returns, it never moves.
+   * So does a cluster whose eviction task lets the binding take it back (cluster-eviction.ts): its
+   * copy never left, and it is the workload's only healthy chance.
+   */
   filter(a, c) {
     const b = a.binding;
-    if (b.assigned.has(c.name)) return fits;
+    if (b.assigned.has(c.name) || mayTakeBack(a, c)) return fits;
     const blocked = b.evictionHistory.some(
       (e) => e.cluster === c.name && a.nowMs < e.evictedAtMs + b.blockPredecessorMs,
     );

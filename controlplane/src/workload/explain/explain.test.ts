@@ -193,7 +193,10 @@ describe('explainBinding', () => {
         producer: 'resource-binding-application-failover-controller',
         createdAtMs: Date.parse('2026-01-01T00:05:00Z'),
         endsAtMs: Date.parse('2026-01-01T00:15:00Z'),
-        ends: 'when healthy on every placed cluster, or at the deadline',
+        ends: 'when healthy on every placed cluster, or at the deadline if another cluster runs a healthy copy',
+        cause: { holds: true, why: 'the workload is Unhealthy on m1' },
+        takeBack: { mayReturn: false, why: 'the cause holds: the workload is Unhealthy on m1' },
+        lastCopyKept: false,
         preservedLabelState: { 'example.com/job': 'j1' },
       },
     ]);
@@ -511,6 +514,86 @@ describe('explainBinding', () => {
     expect(text).toMatch(
       /Recent events:\n +LAST SEEN .*\n +2026-01-01T00:05:01Z \(4m59s ago\) +Normal +ScheduleBindingSucceed/,
     );
+    expect(text).toContain('  m1: kept out: the cause holds: the workload is Unhealthy on m1');
+  });
+
+  describe('a workload evicted from its only cluster by a taint', () => {
+    const only = {
+      clusterAffinity: { clusterNames: ['m1'] },
+      replicaScheduling: { replicaSchedulingType: 'Duplicated' as const },
+    };
+    const evicted = (createdAt: string): ResourceBinding => ({
+      metadata: {
+        name: 'web-deployment',
+        namespace: 'default',
+        generation: 3,
+        annotations: { 'policy.karmada.io/applied-placement': JSON.stringify(only) },
+      },
+      spec: {
+        resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+        replicas: 1,
+        placement: only,
+        clusters: [],
+        gracefulEvictionTasks: [
+          {
+            fromCluster: 'm1',
+            purgeMode: 'Gracefully',
+            replicas: 1,
+            reason: 'TaintUntolerated',
+            producer: 'TaintManager',
+            creationTimestamp: createdAt,
+          },
+        ],
+      },
+      status: { aggregatedStatus: [{ clusterName: 'm1', applied: true, health: 'Healthy' }] },
+    });
+    const notReady = {
+      key: 'cluster.karmada.io/not-ready',
+      effect: 'NoExecute' as const,
+      timeAdded: '2026-01-01T00:04:00Z',
+    };
+    const explainWith = (createdAt: string, taints: readonly (typeof notReady)[]) =>
+      explainBinding(input({ binding: evicted(createdAt), clusters: [clusterObject('m1', { taints })] }));
+
+    it('keeps m1 out while its taint holds', () => {
+      const x = explainWith('2026-01-01T00:05:00Z', [notReady]);
+      expect(x.tasks[0]).toMatchObject({
+        cause: { holds: true, why: 'm1 has the untolerated taint cluster.karmada.io/not-ready:NoExecute' },
+        takeBack: { mayReturn: false },
+        lastCopyKept: false,
+      });
+      expect(x.clusters).toEqual([
+        {
+          cluster: 'm1',
+          verdict: 'rejected',
+          plugin: 'TaintToleration',
+          reason: expect.any(String) as unknown,
+        },
+      ]);
+    });
+
+    it('lets m1 take the workload back once the taint is gone: the copy there is the only one', () => {
+      const x = explainWith('2026-01-01T00:05:00Z', []);
+      expect(x.tasks[0]).toMatchObject({
+        cause: { holds: false, why: 'm1 has no NoExecute taint any more' },
+        takeBack: { mayReturn: true },
+      });
+      expect(x.clusters).toEqual([{ cluster: 'm1', verdict: 'fits' }]);
+    });
+
+    it('says a task past its deadline keeps the last copy', () => {
+      const x = explainWith('2025-12-31T23:59:00Z', [notReady]);
+      expect(x.tasks[0]).toMatchObject({
+        endsAtMs: Date.parse('2026-01-01T00:09:00Z'),
+        lastCopyKept: true,
+        ends:
+          'past its deadline, kept: no other cluster runs a healthy copy; ends when one does, ' +
+          'or when the scheduler places the binding on its cluster again',
+      });
+      expect(renderExplanation(x, NOW)).toContain(
+        '  m1: past its deadline; its copy is the last one and is kept',
+      );
+    });
   });
 });
 

@@ -45,6 +45,13 @@ import {
   DEFAULT_TOLERATION_SECONDS,
 } from '../../controllers/application-failover/failover-plan.ts';
 import { parseHealthyClusters } from '../../controllers/application-failover/healthy-record.ts';
+import { judgeEvictionTask, type TaskVerdict } from '../../controllers/graceful-eviction/assessment.ts';
+import {
+  healthByCluster,
+  judgeCause,
+  judgeReturn,
+  type ReturnInput,
+} from '../../controllers/graceful-eviction/cause.ts';
 import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.ts';
 import { evictionHistoryOf } from '../../scheduler/eviction-history-annotation.ts';
 import { fenceSecondsOf } from '../binding/work-plan.ts';
@@ -110,6 +117,12 @@ export interface TaskReport {
   readonly endsAtMs: number | undefined;
   /** How it ends, in words. */
   readonly ends: string;
+  /** Whether what made the task still holds (its taint, the application's health), in words. */
+  readonly cause: { readonly holds: boolean; readonly why: string };
+  /** Whether the scheduler may place the binding on the task's cluster again now, keeping its copy. */
+  readonly takeBack: { readonly mayReturn: boolean; readonly why: string };
+  /** Past its deadline, kept because no other cluster runs a healthy copy (condition LastCopyKept). */
+  readonly lastCopyKept: boolean;
   readonly preservedLabelState: Readonly<Record<string, string>> | undefined;
 }
 
@@ -250,7 +263,7 @@ export function explainBinding(input: ExplainInput): Explanation {
         : { status: scheduled.status, reason: scheduled.reason, message: scheduled.message },
     placed: placedClusters(b),
     clusters: clusterVerdicts(input),
-    tasks: (b.spec.gracefulEvictionTasks ?? []).map((t) => taskReport(t, input.settings)),
+    tasks: (b.spec.gracefulEvictionTasks ?? []).map((t) => taskReport(t, input)),
     history: historyReport(b, input.nowMs),
     clusterFailover: clusterFailover(input),
     applicationFailover: applicationFailover(input),
@@ -432,17 +445,21 @@ function clusterVerdicts(input: ExplainInput): ClusterVerdict[] {
   });
 }
 
-function taskReport(t: GracefulEvictionTask, s: ExplainSettings): TaskReport {
+function taskReport(t: GracefulEvictionTask, input: ExplainInput): TaskReport {
+  const b = input.binding;
+  const s = input.settings;
   const createdAtMs = parseTime(t.creationTimestamp);
   const timeoutMs =
     t.gracePeriodSeconds === undefined ? s.gracefulEvictionTimeoutMs : t.gracePeriodSeconds * 1000;
   const purgeMode = givenPurgeMode(t.purgeMode) ?? purgeModes.gracefully;
   const waitsForPerson = t.suppressDeletion === true || purgeMode === purgeModes.never;
-  let ends: string;
-  if (t.suppressDeletion === false) ends = 'deletion confirmed: removed at the next pass';
-  else if (waitsForPerson) ends = 'kept until someone sets suppressDeletion: false';
-  else if (createdAtMs === undefined) ends = 'not stamped yet by graceful-eviction';
-  else ends = 'when healthy on every placed cluster, or at the deadline';
+  const verdict = judgeEvictionTask(
+    t,
+    { generation: b.metadata.generation, spec: b.spec, status: b.status },
+    input.nowMs,
+    s.gracefulEvictionTimeoutMs,
+  );
+  const causeInput = causeInputFor(t.fromCluster, input);
   return {
     fromCluster: t.fromCluster,
     purgeMode,
@@ -451,9 +468,44 @@ function taskReport(t: GracefulEvictionTask, s: ExplainSettings): TaskReport {
     producer: t.producer,
     createdAtMs,
     endsAtMs: waitsForPerson || createdAtMs === undefined ? undefined : createdAtMs + timeoutMs,
-    ends,
+    ends: howTaskEnds(t, verdict, purgeMode),
+    cause: judgeCause(t, causeInput),
+    takeBack: judgeReturn(t, causeInput),
+    lastCopyKept: verdict.kind === 'keepLastCopy',
     preservedLabelState: t.preservedLabelState,
   };
+}
+
+/** What the scheduler judges a task's cause against: the cluster now, the placement's tolerations. */
+function causeInputFor(cluster: string, input: ExplainInput): ReturnInput {
+  const b = input.binding;
+  const c = input.clusters.find((x) => x.metadata.name === cluster);
+  return {
+    cluster:
+      c === undefined
+        ? undefined
+        : { taints: c.spec.taints ?? [], deleting: c.metadata.deletionTimestamp !== undefined },
+    tolerations: b.spec.placement?.clusterTolerations ?? [],
+    health: healthByCluster(b.status?.aggregatedStatus),
+    placed: (b.spec.clusters ?? []).map((x) => x.name),
+    nowMs: input.nowMs,
+  };
+}
+
+function howTaskEnds(t: GracefulEvictionTask, verdict: TaskVerdict, purgeMode: PurgeMode): string {
+  if (t.suppressDeletion === false) return 'deletion confirmed: removed at the next pass';
+  if (verdict.kind === 'remove' && verdict.reason === 'PlacedAgain')
+    return 'placed on its cluster again: removed at the next pass, the copy there kept';
+  if (t.suppressDeletion === true || purgeMode === purgeModes.never)
+    return 'kept until someone sets suppressDeletion: false';
+  if (verdict.kind === 'stamp') return 'not stamped yet by graceful-eviction';
+  if (verdict.kind === 'keepLastCopy')
+    return (
+      'past its deadline, kept: no other cluster runs a healthy copy; ends when one does, ' +
+      'or when the scheduler places the binding on its cluster again'
+    );
+  if (purgeMode === purgeModes.directly) return 'when healthy on every placed cluster, or at the deadline';
+  return 'when healthy on every placed cluster, or at the deadline if another cluster runs a healthy copy';
 }
 
 function historyReport(b: ResourceBinding, nowMs: number): HistoryReport[] {

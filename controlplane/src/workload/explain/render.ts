@@ -70,6 +70,11 @@ export function renderExplanation(e: Explanation, nowMs: number): string {
     const header = ['FROM', 'PURGE', 'REPLICAS', 'REASON', 'PRODUCER', 'CREATED', 'ENDS'];
     lines.push(...indent(table(header, rows)));
     for (const t of e.tasks) {
+      lines.push(
+        `  ${t.fromCluster}: ${t.takeBack.mayReturn ? 'may be placed again' : 'kept out'}: ${t.takeBack.why}`,
+      );
+      if (t.lastCopyKept)
+        lines.push(`  ${t.fromCluster}: past its deadline; its copy is the last one and is kept`);
       if (t.preservedLabelState === undefined) continue;
       const labels = Object.entries(t.preservedLabelState).map(([k, v]) => `${k}=${v}`);
       lines.push(`  preserved from ${t.fromCluster}: ${labels.join(', ')}`);

@@ -3,8 +3,9 @@
  * `scheduleBinding`) and writes the result: `spec.clusters` + applied-placement annotation, then
  * the `Scheduled` condition, `schedulerObservedGeneration` and `lastScheduledTime`, with a
  * ScheduleBindingSucceed / ScheduleBindingFailed Event on the binding and its template.
- * Watches bindings (creation and generation changes only) and Clusters (label/spec changes and
- * deletion start requeue the bindings they may affect; Ready flips do not).
+ * Watches bindings (creation, generation changes, and health changes while eviction tasks exist)
+ * and Clusters (label/spec changes and deletion start requeue the bindings they may affect; Ready
+ * flips do not).
  * Requeues: errors with backoff, Unschedulable after {@link UNSCHEDULABLE_RECHECK_MS}, and when
  * an eviction history block ends (`blockPredecessorSeconds`), so the cluster is considered again.
  *

@@ -58,6 +58,38 @@ describe('isSchedulingEvent', () => {
   ])('$name → $expected', ({ type, now, old, expected }) => {
     expect(isSchedulingEvent(type, now, old)).toBe(expected);
   });
+
+  describe('health changes count while the binding has eviction tasks', () => {
+    const task = {
+      fromCluster: 'm1',
+      reason: 'ApplicationFailure',
+      producer: 'resource-binding-application-failover-controller',
+    };
+    const withStatus = (
+      x: ResourceBinding,
+      items: { clusterName: string; health: 'Healthy' | 'Unhealthy' }[],
+    ): ResourceBinding => ({ ...x, status: { aggregatedStatus: items } });
+    const evicting = binding({ gracefulEvictionTasks: [task] });
+    const sick = withStatus(evicting, [{ clusterName: 'm1', health: 'Unhealthy' }]);
+    const well = withStatus(evicting, [{ clusterName: 'm1', health: 'Healthy' }]);
+    const wellBeside = withStatus(evicting, [
+      { clusterName: 'm1', health: 'Healthy' },
+      { clusterName: 'm2', health: 'Healthy' },
+    ]);
+    it.each([
+      { name: 'healthy again where it was evicted from', now: well, old: sick, expected: true },
+      { name: 'a cluster reports for the first time', now: wellBeside, old: well, expected: true },
+      { name: 'the same health (another status write)', now: well, old: well, expected: false },
+      {
+        name: 'no eviction task: health alone does not count',
+        now: withStatus(b, [{ clusterName: 'm1', health: 'Healthy' }]),
+        old: withStatus(b, [{ clusterName: 'm1', health: 'Unhealthy' }]),
+        expected: false,
+      },
+    ])('$name → $expected', ({ now, old, expected }) => {
+      expect(isSchedulingEvent('MODIFIED', now, old)).toBe(expected);
+    });
+  });
 });
 
 describe('clustersToMatch', () => {

@@ -1,10 +1,11 @@
 /**
  * Which bindings the scheduler takes and which Cluster changes bring them back: a
  * binding for this scheduler, not suspended, and created from a policy; a Cluster whose labels
- * or spec changed (or that began deleting) requeues the bindings its affinity concerns. Cluster
- * status changes (Ready flips) do not requeue anything.
+ * or spec changed (or that began deleting) requeues the bindings its affinity concerns (a taint
+ * taken off is a spec change). Cluster status changes (Ready flips) do not requeue anything.
  */
 import { defaultSchedulerName, isSameJson, labels, type Cluster, type ResourceBinding } from '@kf/api';
+import { healthByCluster } from '../../controllers/graceful-eviction/cause.ts';
 import { matchesAffinity } from '../../scheduler/affinity.ts';
 import { toClusterView } from '../../scheduler/cluster-view.ts';
 
@@ -24,7 +25,12 @@ export function isForScheduler(b: ResourceBinding, schedulerName: string): boole
   );
 }
 
-/** A binding event the scheduler acts on: creation, or a new generation (status writes are not). */
+/**
+ * A binding event the scheduler acts on: creation, a new generation, or, while the binding has
+ * graceful eviction tasks, a change of the workload's health on some cluster (an application
+ * healthy again where it was evicted from may take that cluster back; see
+ * plugins/cluster-eviction.ts). Other status writes are not.
+ */
 export function isSchedulingEvent(
   type: string,
   b: ResourceBinding,
@@ -32,7 +38,14 @@ export function isSchedulingEvent(
 ): boolean {
   if (type === 'ADDED') return true;
   if (type !== 'MODIFIED' || old === undefined) return false;
-  return b.metadata.generation !== old.metadata.generation;
+  if (b.metadata.generation !== old.metadata.generation) return true;
+  return (b.spec.gracefulEvictionTasks ?? []).length > 0 && !isSameHealth(b, old);
+}
+
+function isSameHealth(b: ResourceBinding, old: ResourceBinding): boolean {
+  const now = healthByCluster(b.status?.aggregatedStatus);
+  const before = healthByCluster(old.status?.aggregatedStatus);
+  return now.size === before.size && [...now].every(([c, h]) => before.get(c) === h);
 }
 
 /** Which versions of a changed cluster to match bindings against; none when the change does not matter. */
