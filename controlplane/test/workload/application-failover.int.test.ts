@@ -160,11 +160,18 @@ describe('application failover', () => {
     expect(b.spec.evictionHistory).toBeUndefined();
     evictedFromMember1AtMs = parseTime(history[0]?.creationTimestamp) ?? 0;
     await expect.poll(() => placedOn('web'), POLL).toEqual(['member2']);
-    // Gracefully: the old copy stays while the task lasts (here until its 2 s grace period ends).
+    // Gracefully: the old copy stays while the task lasts, and past its 2 s grace period while the
+    // new copy has not reported Healthy: a timeout never removes the only copy.
     await expect
       .poll(async () => Object.keys(await workLabels('web')).sort(), POLL)
       .toEqual(['member1', 'member2']);
+    const lastCopyKept = async (): Promise<string | undefined> =>
+      (await binding('web')).status?.conditions?.find((c) => c.type === 'LastCopyKept')?.status;
+    await expect.poll(lastCopyKept, POLL).toBe('True');
+    expect(Object.keys(await workLabels('web')).sort()).toEqual(['member1', 'member2']);
+    await runHealthy('web', 'member2');
     await expect.poll(async () => (await binding('web')).spec.gracefulEvictionTasks ?? [], POLL).toEqual([]);
+    await expect.poll(lastCopyKept, POLL).toBeUndefined();
     await expect
       .poll(async () => {
         await releaseDeletedWorks(h, 'web-deployment');
@@ -189,6 +196,58 @@ describe('application failover', () => {
 
     await expect.poll(() => placedOn('web'), { ...POLL, timeout: 90_000 }).toEqual(['member1']);
     expect(Date.now()).toBeGreaterThanOrEqual(evictedFromMember1AtMs + BLOCK_PREDECESSOR_SECONDS * 1000);
+    // member2's copy, the last one, stays until member1's is healthy.
+    expect((await binding('web')).spec.gracefulEvictionTasks?.map((t) => t.fromCluster)).toEqual(['member2']);
+    await runHealthy('web', 'member1');
+    await expect.poll(async () => (await binding('web')).spec.gracefulEvictionTasks ?? [], POLL).toEqual([]);
+  });
+});
+
+describe('application failover with nowhere to go', () => {
+  it('keeps the only copy past the timeout and places the workload back once it is healthy there', async () => {
+    await h.policies.create({
+      metadata: { name: 'solo', namespace: 'default' },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'solo' }],
+        placement: {
+          clusterAffinity: { clusterNames: ['member1'] },
+          replicaScheduling: { replicaSchedulingType: 'Duplicated' },
+        },
+        propagateDeps: true,
+        // The default blockPredecessorSeconds (600) would keep member1 out: the copy never left.
+        failover: {
+          application: {
+            decisionConditions: { tolerationSeconds: TOLERATION_SECONDS },
+            purgeMode: 'Gracefully',
+            gracePeriodSeconds: 2,
+          },
+        },
+      },
+    });
+    await h.deployments.create(deployment('solo', 1));
+    await expect.poll(() => placedOn('solo'), POLL).toEqual(['member1']);
+    await runHealthy('solo', 'member1');
+    await seenHealthy('solo', 'member1');
+    const workKey = `karmada-es-member1/${workNameFor('Deployment', 'solo', 'default')}`;
+    const uid = (await h.works.get(workKey)).metadata.uid;
+
+    await breakOn('solo', 'member1');
+    await expect.poll(() => placedOn('solo'), POLL).toEqual([]);
+    const lastCopyKept = async (): Promise<string | undefined> =>
+      (await binding('solo')).status?.conditions?.find((c) => c.type === 'LastCopyKept')?.status;
+    await expect.poll(lastCopyKept, POLL).toBe('True');
+    expect((await binding('solo')).spec.gracefulEvictionTasks?.map((t) => t.fromCluster)).toEqual([
+      'member1',
+    ]);
+    const kept = await h.works.get(workKey);
+    expect([kept.metadata.uid, kept.metadata.deletionTimestamp]).toEqual([uid, undefined]);
+
+    await runHealthy('solo', 'member1');
+    await expect.poll(() => placedOn('solo'), POLL).toEqual(['member1']);
+    await expect.poll(async () => (await binding('solo')).spec.gracefulEvictionTasks ?? [], POLL).toEqual([]);
+    await expect.poll(lastCopyKept, POLL).toBeUndefined();
+    const after = await h.works.get(workKey);
+    expect([after.metadata.uid, after.metadata.deletionTimestamp]).toEqual([uid, undefined]);
   });
 });
 
