@@ -198,10 +198,18 @@ describe('the last copy and a cluster placed again', () => {
     kind: 'keep',
     recheckInMs: (600 - nowSeconds) * 1000,
   });
-  const nowhere = binding({ clusters: [] });
-  const unhealthyElsewhere = binding({ clusters: [{ name: 'm2' }], items: [unhealthy('m2')] });
-  const unknownElsewhere = binding({ clusters: [{ name: 'm2' }], items: [] });
-  const healthyElsewhere = binding({ clusters: [{ name: 'm2' }], items: [healthy('m2')], observed: 6 });
+  /** m1's copy is still there (its Work is reported on), unreachable: health Unknown. */
+  const stale: AggregatedStatusItem = { clusterName: 'm1', health: 'Unknown' };
+  const nowhere = binding({ clusters: [], items: [stale] });
+  const unhealthyElsewhere = binding({ clusters: [{ name: 'm2' }], items: [stale, unhealthy('m2')] });
+  const unknownElsewhere = binding({ clusters: [{ name: 'm2' }], items: [stale] });
+  const healthyElsewhere = binding({
+    clusters: [{ name: 'm2' }],
+    items: [stale, healthy('m2')],
+    observed: 6,
+  });
+  /** No Work left on m1 (deleted with its cluster): nothing to keep. */
+  const noWorkLeft = binding({ clusters: [], items: [] });
   /** Its own stale status still says Healthy: the evicted cluster is no replacement for itself. */
   const onlyItselfHealthy = binding({ clusters: [{ name: 'm2' }], items: [healthy('m1'), unhealthy('m2')] });
   const placedBack = binding({ clusters: [{ name: 'm1' }], items: [healthy('m1')] });
@@ -219,6 +227,7 @@ describe('the last copy and a cluster placed again', () => {
     ['Gracefully, past the timeout, placed where it is Unhealthy: kept', {}, unhealthyElsewhere, 600, kept],
     ['Gracefully, past the timeout, placed where health is unknown: kept', {}, unknownElsewhere, 600, kept],
     ['Gracefully, past the timeout, only its own copy Healthy: kept', {}, onlyItselfHealthy, 600, kept],
+    ['Gracefully, past the timeout, no Work left on its cluster: removed', {}, noWorkLeft, 600, timedOut],
     ['Gracefully, past the timeout, a healthy copy elsewhere: removed', {}, healthyElsewhere, 600, timedOut],
     [
       'Gracefully, own grace period passed, nowhere placed: kept',
@@ -431,7 +440,7 @@ describe('deprecated purge mode names', () => {
     ['first sight', { creationTimestamp: undefined }, binding(), 0],
     ['before its timeout', {}, binding(), 10],
     ['past its timeout', {}, someHealthy, 600],
-    ['past its timeout with no healthy copy elsewhere', {}, binding(), 600],
+    ['past its timeout with no healthy copy elsewhere', {}, binding({ items: [unhealthy('m1')] }), 600],
     ['placed on its cluster again', {}, binding({ clusters: [{ name: 'm1' }] }), 10],
     ['healthy on every placed cluster', {}, allHealthy, 10],
   ];

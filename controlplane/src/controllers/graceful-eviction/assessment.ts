@@ -15,9 +15,9 @@
  *    keeps it too (see below).
  * 6. Past its timeout: removed (a `Directly` task, whose copy is gone already, always). Extension:
  *    a task that keeps a copy is removed only when another cluster of `spec.clusters` runs a
- *    `Healthy` copy; otherwise it is kept, the copy with it (`keepLastCopy`: the controller says so
- *    with a binding condition and an Event), until a healthy copy appears elsewhere (rule 7) or
- *    the cluster is placed again (rule 4).
+ *    `Healthy` copy, or when its cluster holds no Work any more (nothing to keep); otherwise it is
+ *    kept, the copy with it (`keepLastCopy`: the controller says so with a binding condition and an
+ *    Event), until a healthy copy appears elsewhere (rule 7) or the cluster is placed again (rule 4).
  * 7. The scheduler has observed the binding's generation and the workload is `Healthy` on every
  *    cluster in `spec.clusters`: removed.
  * 8. Otherwise kept, to be looked at again at its deadline (health changes arrive as binding events).
@@ -93,7 +93,11 @@ export function judgeEvictionTask(
   return { kind: 'keep', recheckInMs: deadlineMs - nowMs };
 }
 
-/** Past the deadline: removed, unless the task keeps a copy that no healthy one replaces (rule 6). */
+/**
+ * Past the deadline: removed, unless the task keeps a copy that no healthy one replaces (rule 6).
+ * The binding's status has an item for every Work not being deleted: without one for the task's
+ * cluster (its Work went with the cluster, say) there is no copy left to keep.
+ */
 function judgeTimedOut(
   task: GracefulEvictionTask,
   binding: BindingProgress,
@@ -102,7 +106,8 @@ function judgeTimedOut(
   if (givenPurgeMode(task.purgeMode) === purgeModes.directly) return { kind: 'remove', reason: 'TimedOut' };
   const placed = (binding.spec.clusters ?? []).map((c) => c.name);
   const health = healthByCluster(binding.status?.aggregatedStatus);
-  return healthyCopyElsewhere(task.fromCluster, placed, health) === undefined
+  const kept = health.has(task.fromCluster);
+  return kept && healthyCopyElsewhere(task.fromCluster, placed, health) === undefined
     ? { kind: 'keepLastCopy', deadlineMs }
     : { kind: 'remove', reason: 'TimedOut' };
 }
