@@ -14,7 +14,7 @@ export const evictionHistory: FilterPlugin = {
   /**
    * A cluster already holding the workload passes: the filter prevents returns, it never moves.
    * So does a cluster whose eviction task lets the binding take it back (cluster-eviction.ts): its
-   * copy never left, and it is the workload's only healthy chance.
+   * copy never left, and no other cluster runs a healthy one.
    */
   filter(a, c) {
     const b = a.binding;
