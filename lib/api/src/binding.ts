@@ -241,6 +241,8 @@ export const clusterResourceBindingKind = defineKind<ClusterResourceBinding>({
 export const bindingConditionTypes = {
   scheduled: 'Scheduled',
   fullyApplied: 'FullyApplied',
+  /** karmada-failover's own: a graceful eviction past its timeout keeps a copy nothing replaces. */
+  lastCopyKept: 'LastCopyKept',
 } as const;
 
 /** Reasons of the `Scheduled` condition. */

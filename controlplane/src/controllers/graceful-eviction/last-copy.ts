@@ -5,10 +5,17 @@
  * `LastCopyKept` for each of them when the condition is written, so a copy kept for hours is
  * reported when that begins, not at every look.
  */
-import { findCondition, formatTime, removeCondition, setCondition, type Condition } from '@kf/api';
+import {
+  bindingConditionTypes,
+  findCondition,
+  formatTime,
+  removeCondition,
+  setCondition,
+  type Condition,
+} from '@kf/api';
 import { compareNames } from '../../scheduler/name-order.ts';
 
-export const LAST_COPY_KEPT = 'LastCopyKept';
+export const LAST_COPY_KEPT = bindingConditionTypes.lastCopyKept;
 /** The condition's reason while True. */
 export const NO_HEALTHY_REPLACEMENT = 'NoHealthyReplacement';
 
