@@ -389,7 +389,11 @@ function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
   return clusterStatusController({
     clusterName: config.clusterName,
     clusters: w.clusters,
-    clusterClient: w.clusterClient,
+    // Its own client, whose default timeout leaves the sync's deadline (up to the Lease duration)
+    // in charge, and whose connections do not queue behind registration's.
+    clusterClient: new ResourceClient<Cluster>(w.kcs.karmada, clusterKind, {
+      timeoutMs: config.clusterLeaseDurationMs,
+    }),
     member: {
       probe: (s) => probeMemberHealth(member.http, s),
       version: () => memberVersion(member.http, ctx.log),
@@ -398,6 +402,7 @@ function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
     },
     thresholds: { successMs: config.clusterSuccessThresholdMs, failureMs: config.clusterFailureThresholdMs },
     periodMs: config.clusterStatusUpdateFrequencyMs,
+    leaseDurationMs: config.clusterLeaseDurationMs,
     metrics: w.metrics,
     onDiscovery: (d) => {
       member.mapper.update(d);
@@ -410,7 +415,10 @@ function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
 function heartbeat(config: RunConfig, w: StatusWiring): Runnable {
   return heartbeatRunnable({
     clusterName: config.clusterName,
-    leases: new ResourceClient<Lease>(w.kcs.karmada, LEASE_RESOURCE),
+    // The client's default timeout leaves each renewal's deadline (under the Lease duration) in charge.
+    leases: new ResourceClient<Lease>(w.kcs.karmada, LEASE_RESOURCE, {
+      timeoutMs: config.clusterLeaseDurationMs,
+    }),
     clusterUid: () => w.clusters.get(config.clusterName)?.metadata.uid,
     leaseDurationMs: config.clusterLeaseDurationMs,
     renewIntervalMs: renewIntervalMs(config.clusterLeaseDurationMs, config.clusterLeaseRenewIntervalFraction),

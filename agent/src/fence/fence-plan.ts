@@ -6,8 +6,9 @@
  * record is written before a fenced Work's first apply, so a process that starts during a partition
  * (no control plane to list Works from) still knows what to fence, and since when.
  *
- * A renewal counts from the moment its tick started (before the write was sent), and only when the
- * write succeeded within the tick's timeout: the deadline `base + fence timeout` is therefore never
+ * A renewal counts from the moment its tick started (before the write was sent), however late its
+ * answer came, and only when the write succeeded by the tick's deadline (always shorter than the
+ * Lease duration, see liveness-deadline.ts): the deadline `base + fence timeout` is therefore never
  * later than the last renewal the control plane can have seen plus the timeout. Within a process
  * the base is kept on the monotonic clock; the record's wall-clock time serves a process that has
  * not counted a renewal of its own (one that restarted, or a replica that does not lead).

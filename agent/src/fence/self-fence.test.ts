@@ -448,6 +448,48 @@ describe('SelfFence.run', () => {
     await loop.stop();
   });
 
+  it("counts a renewal that succeeded late from its tick's start, never from its success", async () => {
+    // A renewal may take up to the Lease duration − one interval on a slow link. The control plane
+    // saw it no earlier than it was sent, after the tick started: counting from the start keeps the
+    // deadline no later than that renewal + the timeout, however late the answer came.
+    const h = harness({ checkIntervalMs: 2_000 });
+    h.fence.renewed(0);
+    const e = entry('ns/a');
+    await permit(h, e);
+    const loop = await startLoop(h);
+    // A tick starts at 4 s; its answer comes at 9 s, before the deadline of the renewal at 0.
+    await h.clock.advance(9_000);
+    h.fence.renewed(4_000);
+    await h.clock.advance(2_000); // the next look saves the tick's start, not the answer's time
+    expect(h.store.record.lastRenewalMs).toBe(START + 4_000);
+    // Due at 4 s + 10 s = 14 s, not at 9 s + 10 s = 19 s.
+    await h.clock.advance(2_999);
+    expect(h.deleted).toEqual([]);
+    await h.clock.advance(1);
+    expect(h.deleted).toEqual(deletionsOf(e));
+    expect(h.store.record.entries).toEqual([{ ...e, fencedAt: iso(START + 14_000) }]);
+    await loop.stop();
+  });
+
+  it('stays fenced when a renewal sent before the deadline is answered after it', async () => {
+    const h = harness({ checkIntervalMs: 1_000 });
+    h.fence.renewed(0);
+    const e = entry('ns/a');
+    await permit(h, e);
+    const loop = await startLoop(h);
+    // A tick starts at 5 s; the deadline (10 s) passes while it waits; its answer comes at 12 s.
+    await h.clock.advance(10_000);
+    expect(h.deleted).toEqual(deletionsOf(e));
+    const fencedAt = iso(START + 10_000);
+    await h.clock.advance(2_000);
+    h.fence.renewed(5_000);
+    await h.clock.advance(30_000);
+    expect(h.deleted).toEqual(deletionsOf(e));
+    expect(h.store.record.entries).toEqual([{ ...e, fencedAt }]);
+    expect(await permit(h, e)).toEqual({ permit: { kind: 'fenced', fencedAt }, applied: 0 });
+    await loop.stop();
+  });
+
   it('is kept away by renewals, and saves the newer renewal time while the record lists copies', async () => {
     const h = harness({ checkIntervalMs: 2_000 });
     h.fence.renewed(0);

@@ -75,7 +75,10 @@ export class SelfFence {
     this.#deps = deps;
   }
 
-  /** A heartbeat renewal succeeded within its tick, which started at `tickStartMono`. */
+  /**
+   * A heartbeat renewal succeeded by its tick's deadline; the tick started at `tickStartMono`,
+   * before anything was sent (the base never moves back to an earlier tick).
+   */
   renewed(tickStartMono: number): void {
     this.#renewedAt = Math.max(this.#renewedAt ?? tickStartMono, tickStartMono);
   }

@@ -1,5 +1,5 @@
 import type { Cluster, ClusterStatus } from '@kf/api';
-import type { ResourceClient, WatchCache } from '@kf/kube';
+import { KubeError, type ResourceClient, type WatchCache } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import type { AgentMetrics } from '../../metrics.ts';
@@ -74,6 +74,7 @@ async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
     },
     thresholds: { successMs: 3_000, failureMs: 3_000 },
     periodMs: 1_000,
+    leaseDurationMs: 4_000,
     metrics: {
       observeCluster: () => undefined,
       statusSyncSeconds: () => undefined,
@@ -116,9 +117,126 @@ describe('cluster-status controller, after its heartbeat reconnected', () => {
   });
 });
 
+/**
+ * The control plane marked the cluster Unknown and the watch delivered it: how many requests the
+ * sync makes to write Ready back, when the first write is answered with `firstWrite`.
+ */
+async function answerUnknown(firstWrite: 'ok' | 'Conflict'): Promise<{ gets: number; writes: string[] }> {
+  const writes: string[] = [];
+  let gets = 0;
+  let conflicts = firstWrite === 'Conflict' ? 1 : 0;
+  const controller = clusterStatusController({
+    clusterName: 'member1',
+    clusters: {
+      get: () => member1('Unknown'),
+      isLive: () => true,
+      onEvent: () => () => undefined,
+    } as unknown as WatchCache<Cluster>,
+    clusterClient: {
+      get: () => {
+        gets++;
+        return Promise.resolve(member1('Unknown'));
+      },
+      replaceStatus: (c: Cluster) => {
+        writes.push(
+          `${c.metadata.resourceVersion ?? ''}:${c.status?.conditions?.find((x) => x.type === 'Ready')?.status ?? 'none'}`,
+        );
+        if (conflicts-- > 0) return Promise.reject(new KubeError('Conflict', 'the object has been modified'));
+        return Promise.resolve(c);
+      },
+    } as unknown as ResourceClient<Cluster>,
+    member: {
+      probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
+      version: () => Promise.resolve('v1.36.3'),
+      discover: () => Promise.resolve({ groupVersions: [], partial: false }),
+    },
+    thresholds: { successMs: 0, failureMs: 0 },
+    periodMs: 1_000,
+    leaseDurationMs: 4_000,
+    metrics: {
+      observeCluster: () => undefined,
+      statusSyncSeconds: () => undefined,
+    } as unknown as AgentMetrics,
+    monotonic: () => performance.now(),
+  });
+  await controller.reconcile('member1', {
+    log: createLogger({ component: 'test', level: 'silent' }),
+    now: () => Date.now(),
+    signal: new AbortController().signal,
+  });
+  return { gets, writes };
+}
+
+describe('cluster-status controller, answering an Unknown', () => {
+  it('writes Ready back from the Cluster its watch delivered: one request, no read first', async () => {
+    expect(await answerUnknown('ok')).toEqual({ gets: 0, writes: ['8:True'] });
+  });
+
+  it('reads the Cluster and writes again when the write meets a Conflict', async () => {
+    expect(await answerUnknown('Conflict')).toEqual({ gets: 1, writes: ['8:True', '8:True'] });
+  });
+});
+
 describe('cluster-status controller, after a failed sync', () => {
   it('retries within a quarter of the status period, however long the outage was', async () => {
     expect((await syncAfter({ reconnected: false })).maxRetryDelayMs).toBe(250);
     expect(retryCapMs(10_000)).toBe(2_500);
+  });
+});
+
+/** A first sync whose status write takes `writeMs` on the wire (period 1 s, Lease 4 s). */
+async function syncWritingFor(writeMs: number): Promise<readonly string[]> {
+  const written: string[] = [];
+  const controller = clusterStatusController({
+    clusterName: 'member1',
+    clusters: {
+      get: () => member1('Unknown'),
+      isLive: () => true,
+      onEvent: () => () => undefined,
+    } as unknown as WatchCache<Cluster>,
+    clusterClient: {
+      get: () => Promise.resolve(member1('Unknown')),
+      replaceStatus: (c: Cluster, opts: { signal: AbortSignal }) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            written.push(c.status?.conditions?.find((x) => x.type === 'Ready')?.status ?? 'none');
+            resolve(c);
+          }, writeMs);
+          opts.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(opts.signal.reason as Error);
+          });
+        }),
+    } as unknown as ResourceClient<Cluster>,
+    member: {
+      probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
+      version: () => Promise.resolve('v1.36.3'),
+      discover: () => Promise.resolve({ groupVersions: [], partial: false }),
+    },
+    // Ready is reported at once.
+    thresholds: { successMs: 0, failureMs: 0 },
+    periodMs: 1_000,
+    leaseDurationMs: 4_000,
+    metrics: {
+      observeCluster: () => undefined,
+      statusSyncSeconds: () => undefined,
+    } as unknown as AgentMetrics,
+    monotonic: () => performance.now(),
+  });
+  await controller.reconcile('member1', {
+    log: createLogger({ component: 'test', level: 'silent' }),
+    now: () => Date.now(),
+    signal: new AbortController().signal,
+  });
+  return written;
+}
+
+describe.concurrent('cluster-status controller over a slow link', () => {
+  it('lets a status write land that takes longer than the period (the first: up to the Lease duration − a period)', async () => {
+    expect(await syncWritingFor(1_500)).toEqual(['True']);
+  });
+
+  it('ends the write by then', async () => {
+    await expect(syncWritingFor(3_300)).rejects.toThrow();
   });
 });

@@ -13,8 +13,11 @@
  * Unknown that must be overwritten, even behind a watch that looks live (a link that dropped
  * packets delivers what it held back only when its TCP retransmission gets through).
  *
- * Calls to the control plane end after one period: a status that late is the next sync's job, and
- * a call hanging on a link that drops packets would otherwise hold every sync behind it.
+ * A sync's calls to the control plane (the read, then the write with its retries) may take until
+ * the last successful sync would lapse: the cluster Lease duration − one period after it ended, and
+ * at least one period (see liveness-deadline.ts). A slow link still carries the status, and a call
+ * hanging on a link that drops packets does not hold every sync behind it for the client's default
+ * timeout.
  */
 import {
   clusterConditionTypes,
@@ -37,6 +40,7 @@ import {
   type Source,
 } from '@kf/runtime';
 import type { KeyTrigger } from '../key-trigger.ts';
+import { livenessDeadlineMs, type LastSuccess } from '../liveness-deadline.ts';
 import type { AgentMetrics } from '../../metrics.ts';
 import { specChanges } from '../spec-changes.ts';
 import { buildApiEnablements, type Discovery } from './api-enablements.ts';
@@ -62,10 +66,12 @@ export interface ClusterStatusDeps {
   readonly member: MemberStatusSource;
   readonly thresholds: Thresholds;
   readonly periodMs: number;
+  /** The cluster Lease duration: how long the control plane counts a sign of life. */
+  readonly leaseDurationMs: number;
   readonly metrics: AgentMetrics;
   /** Told about each discovery, so that Work manifests map to member resources without another one. */
   readonly onDiscovery?: (d: Discovery) => void;
-  /** Monotonic clock for the sync duration. */
+  /** Monotonic clock for the sync duration and its deadline. */
   readonly monotonic: () => number;
   /** Fired when the agent reconnected to the control plane: a sync reading the Cluster fresh runs at once. */
   readonly reconnected?: KeyTrigger;
@@ -74,6 +80,8 @@ export interface ClusterStatusDeps {
 export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec {
   let memory: ReadyMemory | undefined;
   let doubtCache = false;
+  /** The last sync that completed: its calls to the control plane succeeded, or none was needed. */
+  let lastSuccess: LastSuccess | undefined;
   deps.reconnected?.onChange(() => {
     doubtCache = true;
   });
@@ -94,13 +102,15 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
       ...(deps.reconnected === undefined ? [] : [deps.reconnected]),
     ],
     async reconcile(name, { log, now, signal }) {
-      const call = callOptions(deps.periodMs, signal);
-      const { cluster, fromServer } = await readCluster(name, call);
+      const startedAt = deps.monotonic();
+      // Each phase that calls the control plane gets its deadline when it starts: a slow member
+      // (caches still syncing) must not leave the status write less than one period.
+      const callFrom = (at: number): CallOptions => callOptions(deps, { at, lastSuccess }, signal);
+      const { cluster, fromServer } = await readCluster(name, callFrom(startedAt));
       if (cluster === undefined) {
         memory = undefined;
         return converged(); // deleted: nothing to report on
       }
-      const startedAt = deps.monotonic();
       const health = judgeProbe(await deps.member.probe(signal));
       const stored = findCondition(cluster.status, clusterConditionTypes.ready);
       const decision = decideReady(
@@ -116,13 +126,25 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
         log,
         signal,
       );
-      const base = fromServer ? cluster : undefined;
-      const written = await writeStatus(deps, { cached: cluster, ...plan, now, call, base });
+      const call = callFrom(deps.monotonic());
+      const written = await writeStatus(deps, { cached: cluster, ...plan, now, call });
       report(deps, log, { cluster, written, stored, ready, startedAt });
+      lastSuccess = succeeded(startedAt, fromServer || written !== undefined);
       if (answer && written !== undefined) return recheckIn(0); // now collect what was skipped
       return next(deps.periodMs, decision.kind === 'held' ? decision.flipAtMs - now() : undefined);
     },
   };
+
+  /**
+   * This sync as the last success. How long it took counts only when it called the control plane:
+   * that is the round trip the floor of the next deadline must cover (a sync that found nothing
+   * to write took milliseconds whatever the link).
+   */
+  function succeeded(startedAt: number, calledControlPlane: boolean): LastSuccess {
+    const endedAtMs = deps.monotonic();
+    const tookMs = calledControlPlane ? endedAtMs - startedAt : (lastSuccess?.tookMs ?? 0);
+    return { endedAtMs, tookMs };
+  }
 
   /** The Cluster, read from the API server after a reconnection (once) or while the watch fails. */
   async function readCluster(
@@ -176,9 +198,26 @@ export function retryCapMs(periodMs: number): number {
   return periodMs / 4;
 }
 
-/** One period as the deadline of each control-plane call (the client's default without a loop). */
-function callOptions(periodMs: number, signal: AbortSignal): CallOptions {
-  return periodMs > 0 ? { signal, timeoutMs: Math.max(1_000, periodMs) } : { signal };
+/**
+ * The deadline of a phase of control-plane calls starting `at` (its reads and retries included):
+ * until the last successful sync would lapse, at least one period (see liveness-deadline.ts).
+ * Without a loop (period 0), the client's default applies.
+ */
+function callOptions(
+  deps: Pick<ClusterStatusDeps, 'periodMs' | 'leaseDurationMs'>,
+  phase: { readonly at: number; readonly lastSuccess: LastSuccess | undefined },
+  signal: AbortSignal,
+): CallOptions {
+  if (deps.periodMs <= 0) return { signal };
+  const deadline = livenessDeadlineMs({
+    startMs: phase.at,
+    lastSuccess: phase.lastSuccess,
+    leaseDurationMs: deps.leaseDurationMs,
+    intervalMs: deps.periodMs,
+  });
+  return {
+    signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(deadline - phase.at)))]),
+  };
 }
 
 /** Queues the keys of a Cluster whose Ready status changed, whoever wrote it. */
@@ -254,22 +293,24 @@ async function collect(
 }
 
 /**
- * Writes the planned status when it differs from the cached one: re-reads the Cluster from the
- * API server and PUTs its status subresource (a concurrent writer makes that a Conflict, retried
- * from a fresh read). Returns the written Cluster, or undefined when nothing was written.
+ * Writes the planned status when it differs from the one the sync read: PUTs the status
+ * subresource of that Cluster (from the cache, or just read from the API server), guarded by its
+ * resourceVersion. A cache behind the API server, or a concurrent writer, makes that a Conflict,
+ * retried from a fresh read; otherwise the write is one request, which is what a slow link needs
+ * to carry Ready within its deadline. Returns the written Cluster, or undefined when nothing was
+ * written.
  */
 async function writeStatus(
   deps: ClusterStatusDeps,
   w: SyncPlan & {
+    /** The Cluster the sync read: the first write starts from it. */
     readonly cached: Cluster;
     readonly now: () => number;
     readonly call: CallOptions;
-    /** A Cluster just read from the API server: the first write starts from it, not a new read. */
-    readonly base: Cluster | undefined;
   },
 ): Promise<Cluster | undefined> {
   const { cached, conditions, collected, now, call } = w;
-  let base = w.base;
+  let base: Cluster | undefined = cached;
   if (planClusterStatus(cached.status, conditions, collected, now()) === undefined) return undefined;
   let written: Cluster | undefined;
   await updateWithRetry<Cluster>({

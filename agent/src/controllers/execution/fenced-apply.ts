@@ -20,8 +20,9 @@ import type { MemberRestMapper } from '../../member/rest-mapper.ts';
 import { mayDelete, type MemberObject } from './manifest-plan.ts';
 
 /**
- * A fence must outlast this many renew intervals: the heartbeat counts a renewal once per interval,
- * so a shorter fence would fire between two renewals of an agent that is in touch.
+ * A fence must outlast this many renew intervals: the heartbeat counts a renewal once per interval
+ * (over a sound link), so a shorter fence would fire between two renewals of an agent that is in
+ * touch. Over a slow link renewals are counted less often (docs/operations.md says how much).
  */
 export const MIN_RENEWALS_PER_FENCE = 3;
 

@@ -2,9 +2,10 @@
  * Renews the cluster heartbeat Lease `karmada-cluster/<cluster>` in the control plane every
  * lease duration × renew fraction (+0–4 % jitter, measured after each renewal), whatever the
  * member's health: the Lease says "the agent is alive and connected". It runs on the leader only;
- * it never deletes the Lease (the Cluster owns it). Failures are logged and retried after a quarter
- * interval (see `nextTickDelayMs`); the first renewal after failures tells `onReconnected`, so that
- * the agent reasserts its status.
+ * it never deletes the Lease (the Cluster owns it). A renewal may take until the last one would
+ * lapse (see liveness-deadline.ts), so a slow link still carries it. Failures are logged and
+ * retried after a quarter interval (see `nextTickDelayMs`); the first renewal after failures tells
+ * `onReconnected`, so that the agent reasserts its status.
  */
 import {
   isAlreadyExists,
@@ -17,6 +18,7 @@ import {
 import { namespaces } from '@kf/api';
 import type { Clock, Logger, Runnable } from '@kf/runtime';
 import type { AgentMetrics } from '../../metrics.ts';
+import { livenessDeadlineMs, type LastSuccess } from '../liveness-deadline.ts';
 import { nextTickDelayMs, planHeartbeat } from './lease-plan.ts';
 
 export interface HeartbeatDeps {
@@ -33,8 +35,9 @@ export interface HeartbeatDeps {
   /** Called when a renewal succeeds after one or more failed ticks: the agent is back in touch. */
   readonly onReconnected?: () => void;
   /**
-   * Called after each renewal that succeeded within its tick, with the monotonic time the tick
-   * started (before anything was sent): the self-fence counts from there.
+   * Called after each renewal that succeeded within its tick's deadline, with the monotonic time
+   * the tick started (before anything was sent), however late the success came: the self-fence
+   * counts from there.
    */
   readonly onRenewed?: (tickStartMono: number) => void;
 }
@@ -52,13 +55,23 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
         lease: `${namespaces.cluster}/${deps.clusterName}`,
       });
       let last: Lease | undefined;
+      let lastSuccess: LastSuccess | undefined;
       let failing = false;
       while (!signal.aborted) {
         // After a failure the last Lease written stays the base: when no one else wrote it meanwhile
         // (the usual case) the first renewal back is one request; a Conflict re-reads it.
-        const written = await renewOnce(deps, last, log, signal);
+        const startedAt = deps.clock.monotonic();
+        const deadline = livenessDeadlineMs({
+          startMs: startedAt,
+          lastSuccess,
+          leaseDurationMs: deps.leaseDurationMs,
+          intervalMs: deps.renewIntervalMs,
+        });
+        const written = await renewOnce(deps, { base: last, startedAt, deadline }, log, signal);
         if (written === undefined) failing = !signal.aborted;
         else {
+          const endedAt = deps.clock.monotonic();
+          lastSuccess = { endedAtMs: endedAt, tookMs: endedAt - startedAt };
           last = written;
           if (failing) {
             failing = false;
@@ -77,21 +90,32 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
   };
 }
 
+/** One tick: where it starts from, when it started (monotonic) and when it must end. */
+interface Tick {
+  /** The Lease last written, if any. */
+  readonly base: Lease | undefined;
+  readonly startedAt: number;
+  readonly deadline: number;
+}
+
 /**
  * One tick: returns the Lease written (the base for the next tick), or undefined after a failure.
- * The whole tick ends within one renew interval: a renewal later than that is worth nothing, and a
- * call hanging on a link that drops packets must not hold the heartbeat (and the failure it has
- * to report) for the client's default timeout.
+ * The whole tick (reads and retries included) ends by its deadline: a call hanging on a link that
+ * drops packets must not hold the heartbeat, and the failure it has to report, for the client's
+ * default timeout.
  */
 async function renewOnce(
   deps: HeartbeatDeps,
-  remembered: Lease | undefined,
+  tick: Tick,
   log: Logger,
   stop: AbortSignal,
 ): Promise<Lease | undefined> {
-  const startedAt = deps.clock.monotonic();
-  const signal = AbortSignal.any([stop, AbortSignal.timeout(Math.max(1_000, deps.renewIntervalMs))]);
-  let base = remembered;
+  const { startedAt } = tick;
+  const signal = AbortSignal.any([
+    stop,
+    AbortSignal.timeout(Math.max(1, Math.ceil(tick.deadline - startedAt))),
+  ]);
+  let base = tick.base;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     try {
       const written = await write(deps, base, signal);

@@ -1,0 +1,114 @@
+/**
+ * A slow link between a member's agent and the control plane: latency added each way on the agent's
+ * link only (its proxy delays every byte), the member itself healthy. A live member must stay Ready
+ * while the link's round trip is up to half the grace period: each heartbeat renewal may wait until
+ * the last one would lapse, not a fixed interval. The agent runs with the Lease duration equal to
+ * the control plane's grace period (5 s, renewed every second), as at the defaults (40 s both).
+ * - ⅛ of the grace each way (0.625 s), then ¼ (1.25 s: a round trip of half the grace), each for
+ *   three grace periods: Ready never leaves True, and the Lease keeps being renewed.
+ * - Still at ¼: an Unknown written over Ready (as the control plane writes after a silence) is
+ *   answered by the agent with Ready=True over the slow link.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMicroTime } from '@kf/kube';
+import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
+import { agentMetric, until } from './support.ts';
+
+const MEMBER = 'member1';
+const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
+
+let fed: FailoverFederation;
+
+beforeAll(async () => {
+  fed = await startFailoverFederation({
+    members: 1,
+    nodes: 1,
+    // The Lease lasts the control plane's grace period (5 s) and is renewed every second.
+    agentFlags: ['--cluster-lease-duration=5s', '--cluster-lease-renew-interval-fraction=0.2'],
+  });
+});
+
+afterAll(async () => {
+  await (fed as FailoverFederation | undefined)?.destroy();
+});
+
+interface Window {
+  /** Every Ready status seen other than True, with when. */
+  readonly notTrue: readonly { readonly atMs: number; readonly status: string | undefined }[];
+  /** Distinct Lease renewal times seen during the window. */
+  readonly renewals: number;
+  readonly renewFailures: number;
+}
+
+/** Watches Ready (every 100 ms, over the control plane's own fast link) and the Lease for `ms`. */
+async function watchFor(ms: number): Promise<Window> {
+  const failuresBefore = await agentMetric(fed, MEMBER, RENEW_FAILURES);
+  const notTrue: { atMs: number; status: string | undefined }[] = [];
+  const renewTimes = new Set<number>();
+  const endAtMs = Date.now() + ms;
+  while (Date.now() < endAtMs) {
+    const [status, lease] = await Promise.all([
+      fed.readyStatus(MEMBER),
+      fed.leases.get(`karmada-cluster/${MEMBER}`),
+    ]);
+    if (status !== 'True') notTrue.push({ atMs: Date.now(), status });
+    const renewedAtMs = parseMicroTime(lease.spec?.renewTime ?? '');
+    if (renewedAtMs !== undefined) renewTimes.add(renewedAtMs);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const renewFailures = (await agentMetric(fed, MEMBER, RENEW_FAILURES)) - failuresBefore;
+  // The first time seen was renewed before the window.
+  return { notTrue, renewals: renewTimes.size - 1, renewFailures };
+}
+
+describe('a slow link from the agent to the control plane', () => {
+  const graceMs = (): number => fed.timing.monitorGraceSeconds * 1000;
+
+  it.each([
+    ['⅛', 8],
+    ['¼', 4],
+  ] as const)('keeps a live member Ready with %s of the grace period added each way', async (_name, part) => {
+    const delayMs = graceMs() / part;
+    const roundTripMs = 2 * delayMs;
+    fed.links.agentToControlPlane(MEMBER).delay(delayMs);
+    const seen = await watchFor(3 * graceMs());
+    process.stdout.write(
+      `slow link, ${String(delayMs)} ms each way: ${String(seen.renewals)} renewals landed, ` +
+        `${String(seen.renewFailures)} failed, Ready not True ${String(seen.notTrue.length)} times\n`,
+    );
+    expect(seen.notTrue).toEqual([]);
+    // One renewal per round trip + one interval (1 s, +4 %), less one for where the window cut them.
+    const everyMs = roundTripMs + 1_040;
+    expect(seen.renewals).toBeGreaterThanOrEqual(Math.floor((3 * graceMs()) / everyMs) - 1);
+  });
+
+  it('writes Ready back over an Unknown across a round trip of half the grace period', async () => {
+    // The link is still delayed by ¼ of the grace each way (the test before).
+    expect(fed.links.agentToControlPlane(MEMBER).mode).toBe('delay');
+    const c = await fed.clusters.get(MEMBER);
+    await fed.clusters.replaceStatus({
+      ...c,
+      status: {
+        ...c.status,
+        conditions: (c.status?.conditions ?? []).map((x) =>
+          x.type === 'Ready'
+            ? { ...x, status: 'Unknown' as const, reason: 'ClusterStatusUnknown', message: 'test' }
+            : x,
+        ),
+      },
+    });
+    const writtenAtMs = Date.now();
+    const backAtMs = await until(
+      `${MEMBER} Ready=True again`,
+      async () => (await fed.readyStatus(MEMBER)) === 'True',
+      30_000,
+      100,
+    );
+    process.stdout.write(
+      `slow link: Ready=True again ${String(backAtMs - writtenAtMs)} ms after an Unknown\n`,
+    );
+    // The watch brings the Unknown (half a round trip), the write goes back (a round trip), and a
+    // status period may pass before the sync: well within two grace periods.
+    expect(backAtMs - writtenAtMs).toBeLessThan(2 * graceMs());
+  });
+});
