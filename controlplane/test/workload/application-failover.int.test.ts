@@ -275,6 +275,58 @@ describe('application failover across a controller restart', () => {
   });
 });
 
+describe('application failover across a restart in the middle of the unhealthy period', () => {
+  const TOLERATION_MS = 10_000;
+  /** How late the move may come after its due time: the controller's requeue and the poll. */
+  const SLACK_MS = 2_000;
+
+  it('moves the workload tolerationSeconds after the first sighting, not after the new controller’s', async () => {
+    await h.policies.create(
+      singleClusterPolicy('batch', {
+        application: {
+          decisionConditions: { tolerationSeconds: TOLERATION_MS / 1000 },
+          purgeMode: 'Directly',
+        },
+      }),
+    );
+    await h.deployments.create(deployment('batch', 1));
+    await expect.poll(() => placedOn('batch'), POLL).toEqual(['member1']);
+    await runHealthy('batch', 'member1');
+    await seenHealthy('batch', 'member1');
+    const brokeAtMs = await breakOn('batch', 'member1');
+
+    // The first sighting is recorded on the binding, on the control plane's clock.
+    const recordedSince = async (): Promise<string | undefined> =>
+      (await binding('batch')).metadata.annotations?.['failover.karmada-failover.io/unhealthy-since'];
+    await expect.poll(recordedSince, POLL).toMatch(/^\{"member1":"/);
+    const firstSeenMs =
+      parseTime((JSON.parse((await recordedSince()) ?? '{}') as Record<string, string>)['member1']) ?? 0;
+    expect(firstSeenMs).toBeGreaterThanOrEqual(brokeAtMs);
+    expect(firstSeenMs - brokeAtMs).toBeLessThan(5_000);
+
+    // Half-way through, the controller restarts (as a new leader would take over): its memory is empty.
+    await new Promise((r) => setTimeout(r, firstSeenMs + TOLERATION_MS / 2 - Date.now()));
+    await h.restartApplicationFailover();
+    const restartedAtMs = Date.now();
+    expect(await placedOn('batch')).toEqual(['member1']);
+
+    await expect
+      .poll(() => placedOn('batch'), { timeout: 2 * TOLERATION_MS + 30_000, interval: 100 })
+      .toEqual(['member2']);
+    const movedSeenAtMs = Date.now();
+    process.stdout.write(
+      `application failover across a restart: moved ${String(movedSeenAtMs - firstSeenMs)} ms after the first sighting ` +
+        `(tolerationSeconds ${String(TOLERATION_MS / 1000)}), restart at +${String(restartedAtMs - firstSeenMs)} ms\n`,
+    );
+    // Not before tolerationSeconds from the first sighting, and not tolerationSeconds from the restart.
+    expect(movedSeenAtMs).toBeGreaterThanOrEqual(firstSeenMs + TOLERATION_MS);
+    expect(movedSeenAtMs).toBeLessThanOrEqual(firstSeenMs + TOLERATION_MS + SLACK_MS);
+    expect(movedSeenAtMs).toBeLessThan(restartedAtMs + TOLERATION_MS);
+    // The eviction takes the record of the cluster it left with it.
+    expect(await recordedSince()).toBeUndefined();
+  });
+});
+
 describe('explain', () => {
   /** The control plane's CLI, as an operator runs it against this API server. */
   const explainCli = (...args: string[]): Promise<{ stdout: string; stderr: string }> =>

@@ -39,6 +39,12 @@ export const annotations = {
    */
   applicationFailoverHealthyClusters: 'failover.karmada-failover.io/healthy-clusters',
   /**
+   * Extension, not upstream: on a binding, JSON object of cluster → when application failover first
+   * saw the workload Unhealthy there (RFC 3339, the control plane's clock), so that the
+   * tolerationSeconds timer survives a controller restart or a change of leader.
+   */
+  applicationFailoverUnhealthySince: 'failover.karmada-failover.io/unhealthy-since',
+  /**
    * Extension, not upstream: on a PropagationPolicy or ClusterPropagationPolicy, opts its workloads
    * into fail-back, the value being the stabilization window in whole seconds; the resource detector
    * copies it onto their bindings.

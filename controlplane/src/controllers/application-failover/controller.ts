@@ -10,9 +10,13 @@
  * `status.aggregatedStatus`). Requeued when the earliest running timer ends; write errors retry
  * with backoff; an eviction held back (gate off, state unreadable) waits for the binding to change.
  *
- * The timers are in memory, as upstream: a restart (or a change of leader) starts them again. Which
- * clusters the workload was Healthy on is kept in an annotation on the binding (written only when
- * that set changes), so a restart does not switch failover off for a workload already unhealthy.
+ * Unlike upstream, the timers survive a restart or a change of leader: which clusters the workload
+ * was Healthy on, and when it was first seen Unhealthy on each timed cluster (the control plane's
+ * own clock), are annotations on the binding, written (guarded by resourceVersion) only when they
+ * change. So an unhealthy workload moves `tolerationSeconds` after the first sighting, however
+ * often the controller restarts meanwhile, and a restart does not switch failover off for a
+ * workload already unhealthy. A first-sighting annotation that cannot be read is logged and treated
+ * as absent (its timers start afresh, and the next write replaces it).
  */
 import { annotations, eventReasons, givenPurgeMode, purgeModes, type ResourceBinding } from '@kf/api';
 import { joinKey, type EventRecorder } from '@kf/kube';
@@ -28,8 +32,8 @@ import {
 import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
   evictionPatch,
-  healthyAnnotation,
   planApplicationFailover,
+  recordPatch,
   type ApplicationFailoverGates,
   type FailoverChange,
   type ApplicationFailoverPlan,
@@ -71,19 +75,30 @@ export function applicationFailoverController(deps: ApplicationFailoverDeps): Co
         clusterScoped: isClusterBindingKey(key),
         gates: deps.gates,
       });
+      logRecordProblems(log, plan.recordProblems);
       if (Object.keys(plan.memory).length === 0) timers.delete(key);
       else timers.set(key, plan.memory);
+      const records = recordPatch(plan, b.metadata.resourceVersion);
       if (plan.change !== undefined)
         await evict(deps, { key, b, plan, change: plan.change }, { log, signal });
-      else if (plan.healthyToRecord !== undefined) {
-        const patch = { metadata: { annotations: healthyAnnotation(plan.healthyToRecord) } };
-        await bindingClient(deps.bindings, key).mergePatch(key, patch, { signal });
+      else if (records !== undefined) {
+        await bindingClient(deps.bindings, key).mergePatch(key, records, { signal });
       }
       // Only a change to the binding (its status or policy) or to the gates can help.
       if (plan.problem !== undefined) throw new TerminalError(plan.problem);
       return plan.recheckInMs === undefined ? converged() : recheckIn(plan.recheckInMs);
     },
   };
+}
+
+/** Each part of the first-unhealthy-sighting annotation that could not be read (it counts as absent). */
+function logRecordProblems(log: Logger, problems: readonly string[] | undefined): void {
+  for (const problem of problems ?? []) {
+    log.warn(
+      { annotation: annotations.applicationFailoverUnhealthySince, problem },
+      'binding annotation unreadable, treated as absent',
+    );
+  }
 }
 
 /** Writes the evictions in one guarded patch, then tells the binding and its template. */

@@ -10,6 +10,7 @@ import { parseEvictionHistory } from '../../scheduler/eviction-history-annotatio
 import {
   evictionPatch,
   planApplicationFailover,
+  recordPatch,
   type ApplicationFailoverGates,
   type ApplicationFailoverInput,
   type ApplicationFailoverPlan,
@@ -46,15 +47,26 @@ const spec = (
   ...over,
 });
 
-/** m1 was healthy, has been unhealthy since T0; we look at T0 + 60s. */
-const due = (over: Partial<ApplicationFailoverInput> = {}): ApplicationFailoverInput => ({
+const SINCE = annotations.applicationFailoverUnhealthySince;
+/** The binding's record: m1 first seen unhealthy at T0. */
+const M1_SINCE_T0 = { [SINCE]: `{"m1":"${new Date(T0).toISOString()}"}` };
+
+/**
+ * m1 was healthy, has been unhealthy since T0 (recorded on the binding: `unhealthySince`, merged
+ * under the other annotations); we look at T0 + 60s.
+ */
+const due = (
+  over: Partial<ApplicationFailoverInput> = {},
+  unhealthySince: Readonly<Record<string, string>> = M1_SINCE_T0,
+): ApplicationFailoverInput => ({
   spec: spec(app()),
   aggregatedStatus: [item('m1', 'Unhealthy'), item('m2', 'Healthy')],
-  memory: { m1: { healthySeen: true, unhealthySinceMs: T0 }, m2: { healthySeen: true } },
+  memory: { m1: { healthySeen: true }, m2: { healthySeen: true } },
   nowMs: T0 + 60_000,
   clusterScoped: false,
   gates,
   ...over,
+  annotations: { ...unhealthySince, ...over.annotations },
 });
 
 /** The eviction history the plan writes, read back from its annotation. */
@@ -63,7 +75,7 @@ const historyOf = (plan: ApplicationFailoverPlan): ReturnType<typeof parseEvicti
 
 describe('planApplicationFailover', () => {
   it('does nothing and forgets the timers without spec.failover.application', () => {
-    expect(planApplicationFailover(due({ spec: spec(undefined) }))).toEqual({ memory: {}, evicted: [] });
+    expect(planApplicationFailover(due({ spec: spec(undefined) }, {}))).toEqual({ memory: {}, evicted: [] });
   });
 
   it('does nothing before status is aggregated', () => {
@@ -77,17 +89,18 @@ describe('planApplicationFailover', () => {
   });
 
   it('does not time a cluster where the workload was never healthy', () => {
-    const plan = planApplicationFailover(due({ memory: {} }));
+    const plan = planApplicationFailover(due({ memory: {} }, {}));
     expect(plan).toEqual({ memory: { m2: { healthySeen: true } }, evicted: [], healthyToRecord: ['m2'] });
   });
 
   describe('clusters recorded as seen Healthy', () => {
     it('survive a restart: an unhealthy cluster recorded healthy is timed from first sight', () => {
-      const restarted = due({ memory: {}, healthyRecorded: ['m1', 'm2'] });
+      const restarted = due({ memory: {}, healthyRecorded: ['m1', 'm2'] }, {});
       expect(planApplicationFailover(restarted)).toEqual({
         memory: { m1: { healthySeen: true, unhealthySinceMs: T0 + 60_000 }, m2: { healthySeen: true } },
         evicted: [],
         recheckInMs: 60_000,
+        unhealthySinceToRecord: `{"m1":"${new Date(T0 + 60_000).toISOString()}"}`,
       });
     });
 
@@ -102,7 +115,7 @@ describe('planApplicationFailover', () => {
     });
 
     it('are removed when the binding has no application failover', () => {
-      expect(planApplicationFailover(due({ spec: spec(undefined), healthyRecorded: ['m1'] }))).toEqual({
+      expect(planApplicationFailover(due({ spec: spec(undefined), healthyRecorded: ['m1'] }, {}))).toEqual({
         memory: {},
         evicted: [],
         healthyToRecord: [],
@@ -113,6 +126,145 @@ describe('planApplicationFailover', () => {
       expect(
         planApplicationFailover(due({ aggregatedStatus: [], healthyRecorded: ['m1'] })).healthyToRecord,
       ).toBe(undefined);
+    });
+  });
+
+  describe('first unhealthy sightings recorded on the binding', () => {
+    const sinceOf = (...entries: [string, number][]): string =>
+      JSON.stringify(Object.fromEntries(entries.map(([c, ms]) => [c, new Date(ms).toISOString()])));
+
+    it('are recorded when a timed cluster is first seen Unhealthy', () => {
+      const plan = planApplicationFailover(due({ nowMs: T0 }, {}));
+      expect(plan).toMatchObject({
+        evicted: [],
+        recheckInMs: 60_000,
+        unhealthySinceToRecord: sinceOf(['m1', T0]),
+      });
+    });
+
+    it('time a restarted controller (empty memory) from the recorded sighting, not its own first look', () => {
+      const restarted = due({ memory: {}, healthyRecorded: ['m1', 'm2'], nowMs: T0 + 45_000 });
+      const plan = planApplicationFailover(restarted);
+      expect(plan).toMatchObject({ evicted: [], recheckInMs: 15_000 });
+      expect(plan.memory['m1']?.unhealthySinceMs).toBe(T0);
+      expect(plan).not.toHaveProperty('unhealthySinceToRecord');
+    });
+
+    it('evict tolerationSeconds after the recorded sighting, even on a new leader’s first look', () => {
+      const plan = planApplicationFailover(due({ memory: {}, healthyRecorded: ['m1', 'm2'] }));
+      expect(plan.evicted.map((e) => e.cluster)).toEqual(['m1']);
+    });
+
+    it('win over a later sighting this process remembers (another leader saw it first)', () => {
+      const memory = { m1: { healthySeen: true, unhealthySinceMs: T0 + 30_000 }, m2: { healthySeen: true } };
+      expect(planApplicationFailover(due({ memory })).evicted.map((e) => e.cluster)).toEqual(['m1']);
+    });
+
+    it('are left alone while they hold', () => {
+      const plan = planApplicationFailover(due({ nowMs: T0 + 10_000 }));
+      expect(plan).not.toHaveProperty('unhealthySinceToRecord');
+      expect(plan).not.toHaveProperty('recordProblems');
+    });
+
+    it('go when the workload is Healthy again on the cluster', () => {
+      const healthy = [item('m1', 'Healthy'), item('m2', 'Healthy')];
+      expect(planApplicationFailover(due({ aggregatedStatus: healthy, nowMs: T0 + 10_000 }))).toMatchObject({
+        evicted: [],
+        unhealthySinceToRecord: null,
+      });
+    });
+
+    it('go when the health on the cluster turns Unknown (the timer stops, as upstream)', () => {
+      const unknown = [item('m1', 'Unknown'), item('m2', 'Healthy')];
+      expect(
+        planApplicationFailover(due({ aggregatedStatus: unknown, nowMs: T0 + 10_000 }))
+          .unhealthySinceToRecord,
+      ).toBeNull();
+    });
+
+    it('go when the cluster leaves the binding', () => {
+      const plan = planApplicationFailover(
+        due({ spec: spec(app(), { clusters: [{ name: 'm2', replicas: 2 }] }), nowMs: T0 + 10_000 }),
+      );
+      expect(plan.unhealthySinceToRecord).toBeNull();
+    });
+
+    it('go with the cluster evicted, in the eviction write', () => {
+      const plan = planApplicationFailover(due());
+      expect(plan.evicted.map((e) => e.cluster)).toEqual(['m1']);
+      expect(plan.unhealthySinceToRecord).toBeNull();
+    });
+
+    it('keep the other clusters when one goes', () => {
+      const both = [item('m1', 'Unhealthy'), item('m2', 'Unhealthy')];
+      const plan = planApplicationFailover(
+        due({ aggregatedStatus: both }, { [SINCE]: sinceOf(['m1', T0], ['m2', T0 + 20_000]) }),
+      );
+      expect(plan.evicted.map((e) => e.cluster)).toEqual(['m1']);
+      expect(plan.unhealthySinceToRecord).toBe(sinceOf(['m2', T0 + 20_000]));
+      expect(plan.recheckInMs).toBe(20_000);
+    });
+
+    it('for another cluster start no timer on this one, and go when that cluster is timed no more', () => {
+      const plan = planApplicationFailover(due({ nowMs: T0 + 10_000 }, { [SINCE]: sinceOf(['m2', T0]) }));
+      expect(plan.memory['m1']?.unhealthySinceMs).toBe(T0 + 10_000);
+      expect(plan.memory['m2']?.unhealthySinceMs).toBeUndefined();
+      expect(plan.unhealthySinceToRecord).toBe(sinceOf(['m1', T0 + 10_000]));
+    });
+
+    it('are removed with application failover', () => {
+      expect(planApplicationFailover(due({ spec: spec(undefined) }))).toEqual({
+        memory: {},
+        evicted: [],
+        unhealthySinceToRecord: null,
+      });
+    });
+
+    it('are left alone while no status is collected', () => {
+      expect(planApplicationFailover(due({ aggregatedStatus: [] }))).toEqual({ memory: {}, evicted: [] });
+    });
+
+    it('count a sighting recorded in the future (a clock ahead) as now, and record now', () => {
+      const plan = planApplicationFailover(due({ nowMs: T0 }, { [SINCE]: sinceOf(['m1', T0 + 3_600_000]) }));
+      expect(plan).toMatchObject({
+        evicted: [],
+        recheckInMs: 60_000,
+        unhealthySinceToRecord: sinceOf(['m1', T0]),
+      });
+    });
+
+    it.each([
+      ['not JSON', '{"m1":', /^not JSON/],
+      ['an array', '[]', /^not a JSON object/],
+      ['a time that is not one', '{"m1":"soon"}', /^entry \{"m1":"soon"\}/],
+    ])(
+      'are treated as absent when %s: the timer starts now, the problem is named, the value replaced',
+      (_case, value, problem) => {
+        const plan = planApplicationFailover(due({ nowMs: T0 + 60_000 }, { [SINCE]: value }));
+        expect(plan.evicted).toEqual([]);
+        expect(plan.recheckInMs).toBe(60_000);
+        expect(plan.unhealthySinceToRecord).toBe(sinceOf(['m1', T0 + 60_000]));
+        expect(plan.recordProblems).toEqual([expect.stringMatching(problem)]);
+      },
+    );
+
+    it('replace an unreadable value by none when no cluster is timed', () => {
+      const healthy = [item('m1', 'Healthy'), item('m2', 'Healthy')];
+      const plan = planApplicationFailover(due({ aggregatedStatus: healthy }, { [SINCE]: 'garbage' }));
+      expect(plan.unhealthySinceToRecord).toBeNull();
+    });
+
+    it('are written alone in a patch guarded by resourceVersion, with the healthy clusters when they change too', () => {
+      expect(recordPatch({ unhealthySinceToRecord: sinceOf(['m1', T0]) }, '9')).toEqual({
+        metadata: { resourceVersion: '9', annotations: { [SINCE]: sinceOf(['m1', T0]) } },
+      });
+      expect(recordPatch({ unhealthySinceToRecord: null, healthyToRecord: ['m2'] }, '9')).toEqual({
+        metadata: {
+          resourceVersion: '9',
+          annotations: { [SINCE]: null, [annotations.applicationFailoverHealthyClusters]: 'm2' },
+        },
+      });
+      expect(recordPatch({}, '9')).toBeUndefined();
     });
   });
 
@@ -302,13 +454,15 @@ describe('planApplicationFailover', () => {
           annotations: {
             [annotations.evictionHistory]: plan.change.annotations[annotations.evictionHistory],
             [annotations.applicationFailoverHealthyClusters]: 'm2',
+            // m1 leaves: its first sighting goes with it.
+            [SINCE]: null,
           },
         },
         spec: { ...plan.change.spec, evictionHistory: null },
       });
     });
 
-    it('leaves the healthy-clusters record alone when it does not change', () => {
+    it('leaves the records alone when they do not change', () => {
       const plan = planApplicationFailover(due());
       if (plan.change === undefined) throw new Error('no change');
       expect(evictionPatch(plan.change, {}, '7').metadata.annotations).toEqual(plan.change.annotations);

@@ -6,8 +6,10 @@
  * `blockPredecessorSeconds` (the binding's annotation of that name, else the spec field).
  *
  * Timing is {@link planUnhealthyEvictions} with "was healthy before" required: a workload that
- * never came up on a cluster is left for a person to fix rather than moved around the fleet. The
- * clusters seen Healthy are recorded on the binding (healthy-record.ts) so a restart keeps them.
+ * never came up on a cluster is left for a person to fix rather than moved around the fleet. Both
+ * halves of the timers live on the binding, so a restart or a new leader keeps them: the clusters
+ * seen Healthy (healthy-record.ts) and when each timed cluster was first seen Unhealthy
+ * (unhealthy-record.ts).
  *
  * Task options as upstream: reason `ApplicationFailure`, the controller's name as producer;
  * `Gracefully` needs gate GracefulEviction and carries `gracePeriodSeconds` (600 when unset);
@@ -36,6 +38,12 @@ import { capturePreservedState } from '../../state-preservation/preserved-state.
 import { planGracefulEviction, type EvictionTaskOptions } from '../graceful-eviction/evict-cluster.ts';
 import { recordEvictions } from './eviction-record.ts';
 import { formatHealthyClusters, healthyClustersOf, isSameSet, seedHealthy } from './healthy-record.ts';
+import {
+  formatUnhealthySince,
+  parseUnhealthySince,
+  seedUnhealthy,
+  unhealthySinceOf,
+} from './unhealthy-record.ts';
 import { planUnhealthyEvictions, type BindingHealthMemory } from './unhealthy-timing.ts';
 
 /** Upstream's CRD default of `decisionConditions.tolerationSeconds`. */
@@ -50,7 +58,10 @@ export interface ApplicationFailoverGates {
 
 export interface ApplicationFailoverInput {
   readonly spec: ResourceBindingSpec;
-  /** The binding's annotations: its eviction history and `blockPredecessorSeconds` are read there. */
+  /**
+   * The binding's annotations: its eviction history, `blockPredecessorSeconds` and the first
+   * unhealthy sightings are read there.
+   */
   readonly annotations?: Readonly<Record<string, string>> | undefined;
   readonly aggregatedStatus: readonly AggregatedStatusItem[] | undefined;
   readonly memory: BindingHealthMemory;
@@ -78,7 +89,7 @@ export interface FailoverChange {
 }
 
 export interface ApplicationFailoverPlan {
-  /** Timers to keep for the binding (empty when failover is off). */
+  /** Timers to keep for the binding (empty when failover is off); their times are also recorded. */
   readonly memory: BindingHealthMemory;
   /** Clusters evicted now, with the task left for each. */
   readonly evicted: readonly { readonly cluster: string; readonly task: GracefulEvictionTask }[];
@@ -89,21 +100,46 @@ export interface ApplicationFailoverPlan {
   readonly recheckInMs?: number;
   /** Set when the clusters recorded as seen Healthy should change to these. */
   readonly healthyToRecord?: readonly string[];
+  /** Set when the first-unhealthy-sighting annotation should change: its new value, null to remove it. */
+  readonly unhealthySinceToRecord?: string | null;
+  /** What could not be read of the first-unhealthy-sighting annotation (left out, so timed afresh). */
+  readonly recordProblems?: readonly string[];
 }
 
 const NOTHING: ApplicationFailoverPlan = { memory: {}, evicted: [] };
 
 export function planApplicationFailover(input: ApplicationFailoverInput): ApplicationFailoverPlan {
   const recorded = input.healthyRecorded ?? [];
+  const sinceValue = input.annotations?.[annotations.applicationFailoverUnhealthySince];
   const app = input.spec.failover?.application;
-  // Without failover nothing needs the record: it goes. Without status yet it is kept as it is.
-  if (app === undefined) return recorded.length === 0 ? NOTHING : { ...NOTHING, healthyToRecord: [] };
+  // Without failover nothing needs the records: they go. Without status yet they are kept as they are.
+  if (app === undefined) return withoutFailover(recorded, sinceValue);
   if ((input.aggregatedStatus ?? []).length === 0) return NOTHING;
-  const plan = planWithTimers(input, app, seedHealthy(input.memory, recorded));
-  // Evicted clusters leave the placement with this write: their record goes with it.
+  const since = parseUnhealthySince(sinceValue);
+  const memory = seedUnhealthy(seedHealthy(input.memory, recorded), since.since, input.nowMs);
+  const plan = planWithTimers(input, app, memory);
+  // Evicted clusters leave the placement with this write: their records go with it.
   const evicted = new Set(plan.evicted.map((e) => e.cluster));
   const seen = healthyClustersOf(plan.memory).filter((c) => !evicted.has(c));
-  return isSameSet(seen, recorded) ? plan : { ...plan, healthyToRecord: seen };
+  const sinceToRecord = formatUnhealthySince(unhealthySinceOf(plan.memory, evicted));
+  return {
+    ...plan,
+    ...(isSameSet(seen, recorded) ? {} : { healthyToRecord: seen }),
+    ...(sinceToRecord === sinceValue ? {} : { unhealthySinceToRecord: sinceToRecord ?? null }),
+    ...(since.problems.length === 0 ? {} : { recordProblems: since.problems }),
+  };
+}
+
+/** Nothing to time: the records that are there go. */
+function withoutFailover(
+  healthyRecorded: readonly string[],
+  sinceValue: string | undefined,
+): ApplicationFailoverPlan {
+  return {
+    ...NOTHING,
+    ...(healthyRecorded.length === 0 ? {} : { healthyToRecord: [] }),
+    ...(sinceValue === undefined ? {} : { unhealthySinceToRecord: null }),
+  };
 }
 
 function planWithTimers(
@@ -175,6 +211,32 @@ export function healthyAnnotation(clusters: readonly string[]): Record<string, s
   return { [annotations.applicationFailoverHealthyClusters]: formatHealthyClusters(clusters) ?? null };
 }
 
+/** The merge-patch values of the records that change (healthy clusters, first unhealthy sightings). */
+export function recordAnnotations(
+  plan: Pick<ApplicationFailoverPlan, 'healthyToRecord' | 'unhealthySinceToRecord'>,
+): Record<string, string | null> {
+  return {
+    ...(plan.healthyToRecord === undefined ? {} : healthyAnnotation(plan.healthyToRecord)),
+    ...(plan.unhealthySinceToRecord === undefined
+      ? {}
+      : { [annotations.applicationFailoverUnhealthySince]: plan.unhealthySinceToRecord }),
+  };
+}
+
+/**
+ * The merge patch that writes the records alone, guarded by the binding's resourceVersion: a
+ * binding read from a cache that lags behind an earlier record is planned again, never written
+ * over it with a later first sighting. Undefined when no record changes.
+ */
+export function recordPatch(
+  plan: Pick<ApplicationFailoverPlan, 'healthyToRecord' | 'unhealthySinceToRecord'>,
+  resourceVersion: string | undefined,
+): { readonly metadata: EvictionPatch['metadata'] } | undefined {
+  const changed = recordAnnotations(plan);
+  if (Object.keys(changed).length === 0) return undefined;
+  return { metadata: { resourceVersion, annotations: changed } };
+}
+
 export interface EvictionPatch {
   readonly metadata: {
     readonly resourceVersion: string | undefined;
@@ -186,16 +248,16 @@ export interface EvictionPatch {
 /**
  * The single merge patch that writes an eviction: guarded by the binding's resourceVersion (a
  * binding changed meanwhile is planned again), with the spec change, the eviction history
- * annotation and, when it changes too, the clusters recorded as seen Healthy.
+ * annotation and, when they change too, the records (clusters seen Healthy, first unhealthy
+ * sightings: the evicted clusters' go).
  */
 export function evictionPatch(
   change: FailoverChange,
-  plan: Pick<ApplicationFailoverPlan, 'healthyToRecord'>,
+  plan: Pick<ApplicationFailoverPlan, 'healthyToRecord' | 'unhealthySinceToRecord'>,
   resourceVersion: string | undefined,
 ): EvictionPatch {
-  const healthy = plan.healthyToRecord === undefined ? {} : healthyAnnotation(plan.healthyToRecord);
   return {
-    metadata: { resourceVersion, annotations: { ...change.annotations, ...healthy } },
+    metadata: { resourceVersion, annotations: { ...change.annotations, ...recordAnnotations(plan) } },
     spec: change.spec,
   };
 }

@@ -5,8 +5,9 @@
  * As upstream: only clusters in `spec.clusters` whose aggregated health is `Unhealthy` and that
  * are not already the `fromCluster` of a graceful eviction task are timed; the timer starts when
  * the controller first sees the cluster unhealthy; `Healthy` or `Unknown` health stops it, so the
- * next `Unhealthy` starts afresh. The timer lives in memory (state in, state out), so a restart
- * starts every timer again, as upstream.
+ * next `Unhealthy` starts afresh. The timers are state in, state out: upstream keeps them in
+ * memory, so that a restart starts every timer again; application failover records them on the
+ * binding instead (unhealthy-record.ts), so that they survive a restart or a change of leader.
  *
  * Deliberate differences from upstream:
  * - The deadline is exact: eviction at `firstSeen + tolerationSeconds`, and the recheck asked for
@@ -18,8 +19,8 @@
  *   failover proposal (`preConditions.healthyState: Healthy`, never implemented upstream): a
  *   cluster is only timed once the workload has been seen `Healthy` there, so an application that
  *   never came up (a bad image, a broken config) stays put for a person to fix instead of being
- *   moved around the fleet. The memory of having been healthy is lost on restart, like the timers:
- *   a cluster already unhealthy at start-up is not failed over until it has been healthy again.
+ *   moved around the fleet. Application failover records that memory on the binding too
+ *   (healthy-record.ts).
  */
 import { resourceHealths, type AggregatedStatusItem, type ResourceHealth } from '@kf/api';
 

@@ -402,6 +402,27 @@ describe('explainBinding', () => {
     expect(renderExplanation(cluster, NOW)).toMatch(/^ClusterResourceBinding reader-clusterrole \(/);
   });
 
+  it('says when an unhealthy workload moves, from the first sighting recorded on the binding', () => {
+    const recorded = {
+      ...binding,
+      metadata: {
+        ...binding.metadata,
+        annotations: {
+          ...binding.metadata.annotations,
+          'failover.karmada-failover.io/unhealthy-since': '{"m5":"2026-01-01T00:06:00.500Z"}',
+        },
+      },
+    };
+    expect(explainBinding(input({ binding: recorded })).applicationFailover.clusters[1]).toEqual({
+      cluster: 'm5',
+      verdict:
+        'Unhealthy after having been Healthy: moved once unhealthy for 60s ' +
+        '(first seen Unhealthy 2026-01-01T00:06:00Z: due 2026-01-01T00:07:01Z)',
+    });
+    // Not recorded yet (or unreadable): the controller's next look starts the timer.
+    expect(e.applicationFailover.clusters[1]?.verdict).toMatch(/not recorded yet\)$/);
+  });
+
   it('says an unhealthy workload never seen Healthy on its cluster stays', () => {
     const fresh = { ...binding, metadata: { ...binding.metadata, annotations: {} } };
     expect(explainBinding(input({ binding: fresh })).applicationFailover.clusters[1]).toEqual({

@@ -12,6 +12,7 @@ import {
   readFenceSetting,
   clusterConditionTypes,
   findCondition,
+  formatTime,
   givenPurgeMode,
   parseTime,
   purgeModes,
@@ -52,6 +53,7 @@ import {
   judgeReturn,
   type ReturnInput,
 } from '../../controllers/graceful-eviction/cause.ts';
+import { parseUnhealthySince } from '../../controllers/application-failover/unhealthy-record.ts';
 import { blockPredecessorMs, toBindingView } from '../../scheduler/binding-view.ts';
 import { evictionHistoryOf } from '../../scheduler/eviction-history-annotation.ts';
 import { fenceSecondsOf } from '../binding/work-plan.ts';
@@ -679,9 +681,17 @@ function applicationFailover(input: ExplainInput): FailoverReport {
   const healthy = new Set(
     parseHealthyClusters(b.metadata.annotations?.[annotations.applicationFailoverHealthyClusters]),
   );
+  const since = parseUnhealthySince(
+    b.metadata.annotations?.[annotations.applicationFailoverUnhealthySince],
+  ).since;
   const clusters = (b.spec.clusters ?? []).map(({ name }): FailoverLine => {
     if (evicting.has(name)) return { cluster: name, verdict: 'already being evicted (eviction task)' };
-    return { cluster: name, verdict: healthVerdict(healthOf(b, name), tolerationSeconds, healthy.has(name)) };
+    const verdict = healthVerdict(healthOf(b, name), {
+      tolerationSeconds,
+      seenHealthy: healthy.has(name),
+      unhealthySinceMs: since[name],
+    });
+    return { cluster: name, verdict };
   });
   const off = applicationFailoverOff(b, app, input.settings);
   return { active: off.length === 0, off, settings, clusters };
@@ -718,16 +728,31 @@ function applicationSettings(
   ];
 }
 
-function healthVerdict(health: ResourceHealth, tolerationSeconds: number, seenHealthy: boolean): string {
+function healthVerdict(
+  health: ResourceHealth,
+  timer: {
+    readonly tolerationSeconds: number;
+    readonly seenHealthy: boolean;
+    /** When application failover first saw it Unhealthy there (the binding's record). */
+    readonly unhealthySinceMs: number | undefined;
+  },
+): string {
   switch (health) {
     case resourceHealths.healthy:
       return 'stays: Healthy';
     case resourceHealths.unknown:
       return 'stays: health Unknown (not timed)';
     case resourceHealths.unhealthy:
-      return seenHealthy
-        ? `Unhealthy after having been Healthy: moved once unhealthy for ${String(tolerationSeconds)}s ` +
-            '(the timer lives in the controller and restarts with it)'
+      return timer.seenHealthy
+        ? `Unhealthy after having been Healthy: moved once unhealthy for ${String(timer.tolerationSeconds)}s ` +
+            unhealthyTimerNote(timer.unhealthySinceMs, timer.tolerationSeconds)
         : 'stays: Unhealthy, but never seen Healthy here (a workload that never came up is left to fix)';
   }
+}
+
+/** When the move comes, from the first unhealthy sighting recorded on the binding. */
+function unhealthyTimerNote(sinceMs: number | undefined, tolerationSeconds: number): string {
+  if (sinceMs === undefined) return "(from the controller's first look; not recorded yet)";
+  const dueMs = Math.ceil((sinceMs + tolerationSeconds * 1000) / 1000) * 1000;
+  return `(first seen Unhealthy ${formatTime(sinceMs)}: due ${formatTime(dueMs)})`;
 }
