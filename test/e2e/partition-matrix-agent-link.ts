@@ -117,8 +117,9 @@ export function defineAgentLinkTests(): void {
       expect(leftAfter(r.samples, cell.member, placedAgainAtMs).map((s) => s.atMs)).toEqual([]);
       // Ready again well before a taint could land (the 2 s target is in the printed figures).
       expect(r.readyAtMs - r.restoredAtMs).toBeLessThanOrEqual(READY_BOUND_MS);
-      // The heartbeat noticed the fault tick by tick (each renewal ends within the 1 s interval; a
-      // failed one waits an interval), even when the link only swallowed its requests.
+      // The heartbeat noticed the fault tick by tick (once the Lease has lapsed each renewal ends
+      // within the 1 s interval; a failed one waits a quarter of it), even when the link only
+      // swallowed its requests.
       expect(r.renewalsFailed).toBeGreaterThanOrEqual(Math.floor(cell.seconds / 3));
       if (failsOver(fed.timing, cell.seconds)) {
         // It did fail over: tainted NoExecute and moved off during the fault.

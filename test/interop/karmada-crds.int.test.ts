@@ -44,6 +44,7 @@ import {
   evictionPatch,
   planApplicationFailover,
 } from '../../controlplane/src/controllers/application-failover/failover-plan.ts';
+import { formatUnhealthySince } from '../../controlplane/src/controllers/application-failover/unhealthy-record.ts';
 import { parseEvictionHistory } from '../../controlplane/src/scheduler/eviction-history-annotation.ts';
 import { planBinding } from '../../controlplane/src/workload/resource-detector/binding-plan.ts';
 import { interpretedWorkload } from '../../controlplane/src/workload/resource-detector/replicas.ts';
@@ -146,11 +147,13 @@ function afterApplicationFailover(b: ResourceBinding): ResourceBinding {
   if (app === undefined || cluster === undefined) throw new Error('no application failover or no placement');
   const nowMs = Date.now();
   const toleratedMs = (app.decisionConditions.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS) * 1000;
+  // The first unhealthy sighting, as the controller records it on the binding.
+  const since = formatUnhealthySince({ [cluster]: nowMs - toleratedMs }) ?? '';
   const plan = planApplicationFailover({
     spec: b.spec,
-    annotations: b.metadata.annotations,
+    annotations: { ...b.metadata.annotations, [annotations.applicationFailoverUnhealthySince]: since },
     aggregatedStatus: [{ clusterName: cluster, applied: true, health: 'Unhealthy' }],
-    memory: { [cluster]: { healthySeen: true, unhealthySinceMs: nowMs - toleratedMs } },
+    memory: { [cluster]: { healthySeen: true } },
     nowMs,
     clusterScoped: false,
     gates: { gracefulEviction: true, statefulFailoverInjection: false },

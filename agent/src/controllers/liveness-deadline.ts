@@ -22,10 +22,12 @@
  *
  * Whatever is left until the lapse, an attempt gets at least one interval, and at least twice what
  * the last success took (up to the Lease duration − the margin). Past the lapse, against a link
- * that swallows requests, failures are then counted tick by tick (a success over a sound link takes
- * milliseconds), and a link that comes back is used within about an interval; over a slow link, a
- * round trip that worked before still has its time after a lapse, instead of every attempt being
- * cut short of it for good.
+ * that swallows requests, failures are counted every interval or so (a success over a sound link
+ * takes milliseconds), and a link that comes back is soon used. Over a slow link a little jitter
+ * does not cut a renewal short, which would cost it its connection and the next one a TLS
+ * handshake, a round trip more; and a round trip that worked still has its time after a lapse. A
+ * link that turns slower at once than both the time left and twice its last round trip is not
+ * waited for (it is past what keeps a member Ready anyway).
  *
  * An attempt therefore never runs as long as the Lease duration (at most the larger of one interval
  * and the Lease duration − one interval, the interval being shorter than the duration), which the
@@ -59,7 +61,7 @@ export function livenessMarginMs(intervalMs: number): number {
 /** When this attempt must end (monotonic ms): never less than one interval after its start. */
 export function livenessDeadlineMs(input: LivenessDeadlineInput): number {
   const { startMs, lastSuccess, leaseDurationMs, intervalMs } = input;
-  const usefulMs = leaseDurationMs - livenessMarginMs(intervalMs);
+  const usefulMs = Math.max(intervalMs, leaseDurationMs - livenessMarginMs(intervalMs));
   // Before the first success there is nothing to lapse: the attempt itself is the first sign.
   const lapseMs = (lastSuccess?.endedAtMs ?? startMs) + usefulMs;
   const floorMs = Math.max(intervalMs, Math.min(usefulMs, 2 * (lastSuccess?.tookMs ?? 0)));

@@ -106,9 +106,10 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
       // Each phase that calls the control plane gets its deadline when it starts: a slow member
       // (caches still syncing) must not leave the status write less than one period.
       const callFrom = (at: number): CallOptions => callOptions(deps, { at, lastSuccess }, signal);
-      const { cluster, fromServer } = await readCluster(name, callFrom(startedAt));
+      const cluster = await readCluster(name, callFrom(startedAt));
       if (cluster === undefined) {
         memory = undefined;
+        succeeded(undefined);
         return converged(); // deleted: nothing to report on
       }
       const health = judgeProbe(await deps.member.probe(signal));
@@ -126,37 +127,34 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
         log,
         signal,
       );
-      const call = callFrom(deps.monotonic());
+      const writeStartedAt = deps.monotonic();
+      const call = callFrom(writeStartedAt);
       const written = await writeStatus(deps, { cached: cluster, ...plan, now, call });
       report(deps, log, { cluster, written, stored, ready, startedAt });
-      lastSuccess = succeeded(startedAt, fromServer || written !== undefined);
+      succeeded(written === undefined ? undefined : writeStartedAt);
       if (answer && written !== undefined) return recheckIn(0); // now collect what was skipped
       return next(deps.periodMs, decision.kind === 'held' ? decision.flipAtMs - now() : undefined);
     },
   };
 
   /**
-   * This sync as the last success. How long it took counts only when it called the control plane:
-   * that is the round trip the floor of the next deadline must cover (a sync that found nothing
-   * to write took milliseconds whatever the link).
+   * This sync completed: the next one counts from its end. How long its status write took (from
+   * `writeStartedAt`) is the round trip the next deadline must cover; a sync that wrote nothing
+   * keeps the last figure, having timed no round trip.
    */
-  function succeeded(startedAt: number, calledControlPlane: boolean): LastSuccess {
+  function succeeded(writeStartedAt: number | undefined): void {
     const endedAtMs = deps.monotonic();
-    const tookMs = calledControlPlane ? endedAtMs - startedAt : (lastSuccess?.tookMs ?? 0);
-    return { endedAtMs, tookMs };
+    const tookMs = writeStartedAt === undefined ? (lastSuccess?.tookMs ?? 0) : endedAtMs - writeStartedAt;
+    lastSuccess = { endedAtMs, tookMs };
   }
 
   /** The Cluster, read from the API server after a reconnection (once) or while the watch fails. */
-  async function readCluster(
-    name: string,
-    call: CallOptions,
-  ): Promise<{ cluster: Cluster | undefined; fromServer: boolean }> {
+  async function readCluster(name: string, call: CallOptions): Promise<Cluster | undefined> {
     const doubted = doubtCache;
     doubtCache = false;
-    const fromServer = doubted || !deps.clusters.isLive();
-    if (!fromServer) return { cluster: deps.clusters.get(name), fromServer };
+    if (!doubted && deps.clusters.isLive()) return deps.clusters.get(name);
     try {
-      return { cluster: await deps.clusterClient.find(name, call), fromServer };
+      return await deps.clusterClient.find(name, call);
     } catch (err: unknown) {
       doubtCache ||= doubted; // not read: the next sync reads fresh instead
       throw err;

@@ -70,8 +70,8 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
         const written = await renewOnce(deps, { base: last, startedAt, deadline }, log, signal);
         if (written === undefined) failing = !signal.aborted;
         else {
-          const endedAt = deps.clock.monotonic();
-          lastSuccess = { endedAtMs: endedAt, tookMs: endedAt - startedAt };
+          const endedAtMs = deps.clock.monotonic();
+          lastSuccess = { endedAtMs, tookMs: endedAtMs - startedAt };
           last = written;
           if (failing) {
             failing = false;
