@@ -359,7 +359,9 @@ describe('the probe ServiceAccount', () => {
       async () => (await status(onB.write(condition('False'), AbortSignal.timeout(10_000)))) === 403,
     );
     // A write made before the policy took hold may have landed on B; what counts is that none lands now.
-    const onBBefore = (await adminNodes().get(nodeB)).status?.conditions?.find((c) => c.type === NODE_CONDITION_TYPE);
+    const onBBefore = (await adminNodes().get(nodeB)).status?.conditions?.find(
+      (c) => c.type === NODE_CONDITION_TYPE,
+    );
     const kubeletConditions = (await adminNodes().get(nodeA)).status?.conditions?.filter(
       (c) => c.type !== NODE_CONDITION_TYPE,
     );
