@@ -261,6 +261,12 @@ async function register(
     log: ctx.log,
     signal,
     monotonic: () => ctx.clock.monotonic(),
+  }).catch((err: unknown) => {
+    if (signal.aborted) throw err;
+    // What the agent was doing, for the one line its exit prints; the cause says why.
+    throw new Error(`cannot register Cluster ${config.clusterName} in the Karmada control plane`, {
+      cause: err,
+    });
   });
 }
 

@@ -6,8 +6,8 @@
  */
 import { CommanderError } from 'commander';
 import { renderAgentAccess } from '@kf/api';
-import { commandFailure } from '@kf/kube';
-import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
+import { commandFailure, serviceFailure } from '@kf/kube';
+import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createAgent } from './app.ts';
 import { AGENT_VERSION, buildAgentCommand, throwInsteadOfExit } from './cli.ts';
 import { clusterStatus, conditionClear, conditionSet } from './commands/cluster-commands.ts';
@@ -49,11 +49,13 @@ async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err: unknown) {
-    // `run` is a service: once its flags are valid, its failures go to its log. The operator
+    // `run` is a service: once its flags are valid, a failure goes to its log and one plain line to stderr. The operator
     // commands print one line (an API server's refusal of the input exits 2, like a bad flag).
     if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
       log.fatal({ err }, 'agent failed');
-      return exitCodeFor(err);
+      const failure = serviceFailure(err, 'agent');
+      console.error(failure.message);
+      return failure.exitCode;
     }
     const failure = commandFailure(err);
     if (failure.message !== undefined) console.error(failure.message);

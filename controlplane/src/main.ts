@@ -5,8 +5,8 @@
  * failure, 2 bad flags or configuration).
  */
 import { CommanderError } from 'commander';
-import { commandFailure } from '@kf/kube';
-import { ConfigError, createLogger, createRegistry, exitCodeFor, onShutdownSignal } from '@kf/runtime';
+import { commandFailure, serviceFailure } from '@kf/kube';
+import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
 import { BindingNotFoundError, explain, type ExplainConfig } from './workload/explain/run.ts';
@@ -32,11 +32,13 @@ async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err: unknown) {
-    // `run` is a service: once its flags are valid, its failures go to its log. `explain` prints
+    // `run` is a service: once its flags are valid, a failure goes to its log and one plain line to stderr. `explain` prints
     // one line (an API server's refusal of the input exits 2, like a bad flag).
     if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
       log.fatal({ err }, 'control plane failed');
-      return exitCodeFor(err);
+      const failure = serviceFailure(err, 'control plane');
+      console.error(failure.message);
+      return failure.exitCode;
     }
     const failure = commandFailure(err);
     if (failure.message !== undefined) console.error(failure.message);

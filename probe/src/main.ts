@@ -13,6 +13,7 @@ import {
   onShutdownSignal,
   type Logger,
 } from '@kf/runtime';
+import { serviceFailure } from '@kf/kube';
 import packageJson from '../package.json' with { type: 'json' };
 import { createProbeApp } from './app.ts';
 import { buildProbeCommand } from './cli.ts';
@@ -43,10 +44,15 @@ async function main(): Promise<never> {
     log?.flush();
     process.exit(0);
   } catch (err: unknown) {
-    const code = exitCodeFor(err);
+    let code = exitCodeFor(err);
     if (err instanceof ConfigError) console.error(err.message);
-    else if (!(err instanceof CommanderError))
+    else if (!(err instanceof CommanderError)) {
+      // The log keeps the failure with its stack; the operator gets one plain line.
       (log ?? createLogger({ component: 'probe' })).fatal({ err }, 'probe failed');
+      const failure = serviceFailure(err, 'probe');
+      console.error(failure.message);
+      code = failure.exitCode;
+    }
     log?.flush();
     process.exit(code);
   }

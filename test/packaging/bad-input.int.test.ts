@@ -326,6 +326,32 @@ describe('bad input to the production bundles', () => {
     expect(out.code).toBe(1);
     expect(requests).toContain('GET /apis/cluster.karmada.io/v1alpha1/clusters/member1');
   });
+
+  it('a service that fails once running logs it and prints one plain line too', async () => {
+    // The recorder answers 404 to everything, as a control plane without Karmada's CRDs would:
+    // registration cannot go on, and the agent stops.
+    const out = await runBundle('agent', [
+      'run',
+      '--cluster-name=member1',
+      `--karmada-kubeconfig=${file('good')}`,
+      `--kubeconfig=${file('good')}`,
+      '--metrics-bind-address=0',
+      '--health-probe-bind-address=0',
+    ]);
+    expectOnePlainLine(
+      out,
+      /^error: agent failed: cannot register Cluster member1 in the Karmada control plane: HTTP 404 NotFound$/,
+    );
+    expect(out.code).toBe(1);
+    // The log keeps the failure, with its stack, for whoever collects it.
+    const fatal = out.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string; err?: { stack?: string } })
+      .find((entry) => entry.level === 'fatal');
+    expect(fatal?.msg).toBe('agent failed');
+    expect(fatal?.err?.stack).toMatch(/\n\s+at /);
+  });
 });
 
 /** `$CP`: the control plane's admin kubeconfig; `$REFUSED`: its server with a token it refuses; `$GONE`: nothing listens. */

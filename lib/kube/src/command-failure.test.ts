@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@kf/runtime';
-import { commandFailure } from './command-failure.ts';
+import { commandFailure, serviceFailure } from './command-failure.ts';
 import { KubeError } from './errors.ts';
 
 describe('commandFailure', () => {
@@ -48,5 +48,37 @@ describe('commandFailure', () => {
     ['a thrown string', 'boom', 1, 'error: boom'],
   ])('%s', (_name, err, exitCode, message) => {
     expect(commandFailure(err)).toEqual(message === undefined ? { exitCode } : { exitCode, message });
+  });
+});
+
+describe('serviceFailure', () => {
+  it.each<[string, unknown, number, string]>([
+    [
+      "a refusal as invalid is not the operator's input once running: 1",
+      new KubeError('Invalid', 'Lease.coordination.k8s.io "m1" is invalid', { status: 422 }),
+      1,
+      'error: agent failed: the API server refused the request as invalid: Lease.coordination.k8s.io "m1" is invalid',
+    ],
+    [
+      'an unreachable API server',
+      new KubeError('Network', 'connect ECONNREFUSED 127.0.0.1:1'),
+      1,
+      'error: agent failed: cannot reach the API server: connect ECONNREFUSED 127.0.0.1:1',
+    ],
+    [
+      'a message on several lines',
+      new Error('caches not synced: clusters\n    at x (y.ts:1:1)'),
+      1,
+      'error: agent failed: caches not synced: clusters; at x (y.ts:1:1)',
+    ],
+    ['a thrown string', 'boom', 1, 'error: agent failed: boom'],
+    [
+      'a configuration error speaks for itself',
+      new ConfigError(['--kubeconfig names no cluster']),
+      2,
+      'invalid configuration: --kubeconfig names no cluster',
+    ],
+  ])('%s', (_name, err, exitCode, message) => {
+    expect(serviceFailure(err, 'agent')).toEqual({ exitCode, message });
   });
 });

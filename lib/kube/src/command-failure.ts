@@ -29,15 +29,36 @@ export function commandFailure(err: unknown): CommandFailure {
   if (err instanceof ConfigError) return { exitCode: 2, message: err.message };
   const exitCode = exitCodeFor(err);
   if (exitCode !== 1) return { exitCode }; // commander: usage error, help or version, already printed
+  return {
+    exitCode: err instanceof KubeError && err.code === 'Invalid' ? 2 : 1,
+    message: `error: ${describeFailure(err)}`,
+  };
+}
+
+/**
+ * One line for a failure: an API failure says first what kind it is, and an error that wraps
+ * another (`new Error('cannot register …', { cause })`) says what it was doing, then why.
+ */
+function describeFailure(err: unknown): string {
   if (err instanceof KubeError) {
     const prefix = KUBE_PREFIX[err.code];
     const text = oneLine(err.message);
-    return {
-      exitCode: err.code === 'Invalid' ? 2 : 1,
-      message: `error: ${prefix === undefined ? text : `${prefix}: ${text}`}`,
-    };
+    return prefix === undefined ? text : `${prefix}: ${text}`;
   }
-  return { exitCode, message: `error: ${oneLine(err instanceof Error ? err.message : String(err))}` };
+  if (!(err instanceof Error)) return oneLine(String(err));
+  const text = oneLine(err.message);
+  return err.cause === undefined ? text : `${text}: ${describeFailure(err.cause)}`;
+}
+
+/**
+ * How a service's `run` ends on a failure once its flags were accepted: the caller logs it (a
+ * fatal entry with its stack, for the log pipeline) and prints this one line on stderr for the
+ * operator (a terminal, `kubectl logs --previous`). Its input was taken already, so the exit code
+ * is 1 whatever the API server said; a configuration error is 2 and speaks for itself.
+ */
+export function serviceFailure(err: unknown, service: string): Required<CommandFailure> {
+  if (err instanceof ConfigError) return { exitCode: 2, message: err.message };
+  return { exitCode: exitCodeFor(err), message: `error: ${service} failed: ${describeFailure(err)}` };
 }
 
 /** Line breaks (an API server may send a message on several lines) become "; ". */
