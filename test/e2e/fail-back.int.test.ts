@@ -9,10 +9,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annotations, type Cluster, type Placement, type Taint } from '@kf/api';
+import { annotations, type Cluster, type Taint } from '@kf/api';
 import { isConflict } from '@kf/kube';
 import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import {
+  PRIMARY_THEN_BACKUP,
   binding,
   controlPlaneMetric,
   demoDeployment,
@@ -26,15 +27,6 @@ import {
 
 const WINDOW_SECONDS = 10;
 const FLAP_TAINT: Taint = { key: 'example.com/flap', effect: 'NoSchedule' };
-
-/** member1 first; member2 only when no cluster of the first term fits. */
-const primaryThenBackup: Placement = {
-  clusterAffinities: [
-    { affinityName: 'primary', clusterNames: ['member1'] },
-    { affinityName: 'backup', clusterNames: ['member2'] },
-  ],
-  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
-};
 
 let fed: FailoverFederation;
 
@@ -81,7 +73,7 @@ const steady = async (cluster: string): Promise<boolean> => {
 
 describe('fail-back', () => {
   it('moves to member2 when member1 fails, recording where it ran', async () => {
-    const policy = policyFor('web', primaryThenBackup);
+    const policy = policyFor('web', PRIMARY_THEN_BACKUP);
     await propagate(
       fed,
       {

@@ -23,6 +23,7 @@ import { findCondition, type Placement, type Work } from '@kf/api';
 import { CONTROLPLANE_MAIN, startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import {
   NAMESPACE,
+  PRIMARY_THEN_BACKUP,
   TAINTS,
   binding,
   bindingName,
@@ -49,14 +50,6 @@ const onlyMember1: Placement = {
   clusterAffinity: { clusterNames: ['member1'] },
   replicaScheduling: { replicaSchedulingType: 'Duplicated' },
 };
-const member1ThenMember2: Placement = {
-  clusterAffinities: [
-    { affinityName: 'primary', clusterNames: ['member1'] },
-    { affinityName: 'backup', clusterNames: ['member2'] },
-  ],
-  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
-};
-
 let fed: FailoverFederation;
 
 beforeAll(async () => {
@@ -117,7 +110,7 @@ describe('one outage of member1, longer than the graceful eviction timeout', () 
         }),
         demoDeployment('late', 1),
       ),
-      propagate(fed, policyFor('pair', member1ThenMember2), demoDeployment('pair', 1)),
+      propagate(fed, policyFor('pair', PRIMARY_THEN_BACKUP), demoDeployment('pair', 1)),
     ]);
     for (const name of ['solo', 'late', 'pair']) {
       await until(`${name} available on member1`, () => runsAvailable(fed, 'member1', name, 1), 120_000);

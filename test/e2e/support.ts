@@ -40,6 +40,15 @@ const execFileAsync = promisify(execFile);
 
 export const NAMESPACE = 'default';
 
+/** member1 first, member2 as the backup: every replica on the first that fits. */
+export const PRIMARY_THEN_BACKUP: Placement = {
+  clusterAffinities: [
+    { affinityName: 'primary', clusterNames: ['member1'] },
+    { affinityName: 'backup', clusterNames: ['member2'] },
+  ],
+  replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Aggregated' },
+};
+
 export const TAINTS: Readonly<Record<'unreachable' | 'notReadySchedule' | 'notReadyExecute', TaintIdentity>> =
   {
     unreachable: { key: 'cluster.karmada.io/unreachable', effect: 'NoSchedule' },
