@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use (only those missing): dnsmasq as a real DNS server,
-# prometheus for promtool (alert rule checks and unit tests).
+# prometheus for promtool (alert rule checks and unit tests), faketime to run a member agent with
+# its clock ahead of or behind the control plane's.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-APT_PACKAGES=(dnsmasq-base prometheus)
+APT_PACKAGES=(dnsmasq-base prometheus faketime)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -31,6 +31,7 @@ import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, type Lease } from '@kf
 import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import { REPO_ROOT } from './binaries.ts';
 import type { LocalCluster } from './cluster.ts';
+import { clockOffsetEnvFor, parseClockOffset } from './clock-offset.ts';
 import { FederationLinks, LINK } from './faults/federation-links.ts';
 import { karmadaBinaries } from './karmada.ts';
 import { PID_FILE, startFederation, type LocalFederation } from './federation.ts';
@@ -98,6 +99,11 @@ export interface FailoverFederationOptions {
    * of the project's, with the same identity, timings and links (default none).
    */
   readonly karmadaAgents?: readonly string[];
+  /**
+   * Members whose agent runs with its clock off the host's, by member: `{ member1: '-60s' }`
+   * (see {@link AgentStartOptions.clockOffset}; default none).
+   */
+  readonly agentClockOffsets?: Readonly<Record<string, string>>;
   /** Root folder for this run (default: a fresh folder under .run/, removed by destroy()). */
   readonly runDir?: string;
   /** The control plane's `--log-level` (default info; its log is `<runDir>/logs/controlplane.log`). */
@@ -134,6 +140,7 @@ export class FailoverFederation {
   readonly links: FederationLinks;
 
   readonly #agents = new Map<string, ManagedProcess>();
+  readonly #karmadaAgents = new Set<string>();
   readonly #memberApps = new Map<string, AppsV1Api>();
   readonly #agentUrls = new Map<string, string>();
 
@@ -154,6 +161,7 @@ export class FailoverFederation {
     for (const [name, agent] of parts.agents) {
       this.#agents.set(name, agent.process);
       this.#agentUrls.set(name, agent.url);
+      if (agent.karmadaAgent) this.#karmadaAgents.add(name);
     }
     const kc = federation.controlPlane.kubeConfig();
     this.clusters = new ResourceClient<Cluster>(kc, clusterKind);
@@ -210,15 +218,29 @@ export class FailoverFederation {
     await this.agent(name).kill();
   }
 
-  /** Starts the member's agent again (same flags and identity). */
-  async startAgent(name: string): Promise<void> {
+  /**
+   * Starts the member's agent again (same flags and identity); with a `clockOffset`, its clock is
+   * that far off the host's from now on (the agent must not be running).
+   */
+  async startAgent(name: string, opts: AgentStartOptions = {}): Promise<void> {
+    if (opts.clockOffset !== undefined) await this.#setClockOffset(name, opts.clockOffset);
     await this.agent(name).start();
   }
 
-  /** Stops the member's agent (SIGTERM, as a rollout or an eviction would) and starts it again. */
-  async restartAgent(name: string): Promise<void> {
+  /**
+   * Stops the member's agent (SIGTERM, as a rollout or an eviction would) and starts it again;
+   * with a `clockOffset`, as a host whose clock was set wrong meanwhile.
+   */
+  async restartAgent(name: string, opts: AgentStartOptions = {}): Promise<void> {
     await this.agent(name).stop();
-    await this.agent(name).start();
+    await this.startAgent(name, opts);
+  }
+
+  async #setClockOffset(name: string, offset: string): Promise<void> {
+    const agent = this.agent(name);
+    if (agent.isRunning()) throw new Error(`agent of ${name} is running: restart it to change its clock`);
+    if (this.#karmadaAgents.has(name)) throw new Error(`${name}: ${NO_OFFSET_FOR_KARMADA_AGENT}`);
+    this.#agents.set(name, agent.withEnv(await clockOffsetEnvFor(offset)));
   }
 
   /**
@@ -331,6 +353,7 @@ export async function startFailoverFederation(
   opts: FailoverFederationOptions = {},
 ): Promise<FailoverFederation> {
   const timing: FailoverTiming = { ...DEFAULT_FAILOVER_TIMING, ...opts.timing };
+  checkClockOffsets(opts);
   const federation = await startFederation({
     members: opts.members ?? 2,
     member: {
@@ -370,6 +393,18 @@ export async function startFailoverFederation(
   }
 }
 
+/** Fails before any cluster starts on a clock offset that could not be applied. */
+function checkClockOffsets(opts: FailoverFederationOptions): void {
+  const members = Array.from({ length: opts.members ?? 2 }, (_, i) => `member${String(i + 1)}`);
+  for (const [member, offset] of Object.entries(opts.agentClockOffsets ?? {})) {
+    if (!members.includes(member)) {
+      throw new Error(`agentClockOffsets: no member named ${member} (members: ${members.join(', ')})`);
+    }
+    if (opts.karmadaAgents?.includes(member)) throw new Error(`${member}: ${NO_OFFSET_FOR_KARMADA_AGENT}`);
+    parseClockOffset(offset);
+  }
+}
+
 /** Namespaces, the agents' RBAC and admission policy, and the default ClusterTaintPolicy. */
 async function prepareControlPlane(
   federation: LocalFederation,
@@ -401,7 +436,24 @@ export interface StartedAgent {
   readonly process: ManagedProcess;
   /** Where its metrics and health endpoints listen. */
   readonly url: string;
+  /** Whether it is Karmada's karmada-agent. */
+  readonly karmadaAgent: boolean;
 }
+
+/** How a member agent is (re)started. */
+export interface AgentStartOptions {
+  /**
+   * Its wall clock this far off the host's, as libfaketime's relative offsets are written: `-60s`
+   * (a minute behind), `+10m` (ten minutes ahead), `+0s` (the host's clock). Timers and the
+   * monotonic clock keep their real pace; only the time of day the agent reads, and so every
+   * timestamp it writes (Lease renewals, condition transitions), is off. At most 1h behind (the
+   * harness's certificates are valid from then). Not for karmada-agent.
+   */
+  readonly clockOffset?: string;
+}
+
+const NO_OFFSET_FOR_KARMADA_AGENT =
+  "a clock offset needs the project's agent: karmada-agent is a Go program, which reads the clock without libc";
 
 /** One member's agent: the project's, or Karmada's karmada-agent, with the harness's timings. */
 export interface AgentProcessSpec {
@@ -415,6 +467,8 @@ export interface AgentProcessSpec {
   /** Run Karmada's karmada-agent instead of the project's (default false). */
   readonly karmadaAgent?: boolean;
   readonly extraFlags?: readonly string[];
+  /** Its clock off the host's (see {@link AgentStartOptions.clockOffset}; default the host's). */
+  readonly clockOffset?: string;
 }
 
 /**
@@ -426,6 +480,8 @@ export async function agentProcess(spec: AgentProcessSpec): Promise<StartedAgent
   const port = await freePort();
   const { member } = spec;
   const own = spec.karmadaAgent !== true;
+  if (!own && spec.clockOffset !== undefined)
+    throw new Error(`${member.name}: ${NO_OFFSET_FOR_KARMADA_AGENT}`);
   const command = own ? process.execPath : (await karmadaBinaries()).binary('agent');
   const programArgs = own
     ? [AGENT_MAIN, 'run', `--metrics-bind-address=127.0.0.1:${port}`]
@@ -444,9 +500,12 @@ export async function agentProcess(spec: AgentProcessSpec): Promise<StartedAgent
     ],
     logDir: join(spec.runDir, 'logs'),
     pidFile: join(spec.runDir, PID_FILE),
-    env: { KUBECONFIG: '' },
+    env: {
+      KUBECONFIG: '',
+      ...(spec.clockOffset === undefined ? {} : await clockOffsetEnvFor(spec.clockOffset)),
+    },
   });
-  return { process: agent, url: `http://127.0.0.1:${port}` };
+  return { process: agent, url: `http://127.0.0.1:${port}`, karmadaAgent: !own };
 }
 
 async function startAgents(
@@ -459,6 +518,7 @@ async function startAgents(
 ): Promise<Map<string, StartedAgent>> {
   const { federation, links } = parts;
   const upstream = new Set(parts.opts.karmadaAgents ?? []);
+  const offsets = parts.opts.agentClockOffsets ?? {};
   const cp = federation.controlPlane;
   const agents = new Map<string, StartedAgent>();
   for (const member of federation.members) {
@@ -477,6 +537,7 @@ async function startAgents(
       runDir: federation.runDir,
       karmadaAgent: upstream.has(member.name),
       extraFlags: parts.opts.agentFlags ?? [],
+      ...(offsets[member.name] === undefined ? {} : { clockOffset: offsets[member.name] }),
     });
     agents.set(member.name, agent);
     await agent.process.start();

@@ -35,6 +35,7 @@ export {
   CONTROLPLANE_MAIN,
   DEFAULT_TAINT_POLICY_FILE,
   DEFAULT_TAINT_POLICY_NAME,
+  type AgentStartOptions,
   type FailoverFederationOptions,
   type FailoverTiming,
 } from './failover-federation.ts';
@@ -61,6 +62,29 @@ export {
   type LinkPartitionRun,
 } from './faults/link-partition.ts';
 export { FederationLinks, LINK, type LinkState } from './faults/federation-links.ts';
+export {
+  ClusterHistory,
+  changeOf,
+  firstMatchAt,
+  isHealthy,
+  readyAt,
+  readyFirstAt,
+  readyTransitions,
+  taintsAdded,
+  taintsHeld,
+  timesReadyLeftTrue,
+  type ClusterChange,
+  type ReadyTransition,
+  type TaintAdded,
+} from './faults/cluster-history.ts';
+export {
+  clockOffsetEnv,
+  clockOffsetEnvFor,
+  findLibfaketime,
+  parseClockOffset,
+  MAX_CLOCK_AHEAD_MS,
+  MAX_CLOCK_BEHIND_MS,
+} from './clock-offset.ts';
 export {
   FaultControlServer,
   faultSocketPath,

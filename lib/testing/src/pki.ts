@@ -44,25 +44,17 @@ export async function ensureClusterPki(dir: string): Promise<ClusterPki> {
     serviceAccountKey: join(dir, 'sa.key'),
     serviceAccountPub: join(dir, 'sa.pub'),
   };
-  if (await exists(pki.servingCert)) return pki;
+  if (await exists(pki.servingCert)) {
+    // A folder made before the CA kept a database: later client certificates need one.
+    if (!(await exists(join(dir, 'ca.cnf')))) await writeCaDatabase(dir);
+    return pki;
+  }
   await mkdir(dir, { recursive: true });
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', pki.caKey], dir);
-  await openssl(
-    [
-      'req',
-      '-x509',
-      '-new',
-      '-key',
-      pki.caKey,
-      '-subj',
-      '/CN=kf-local-ca',
-      '-days',
-      '3650',
-      '-out',
-      pki.caCert,
-    ],
-    dir,
-  );
+  await writeCaDatabase(dir);
+  const caCsr = `${pki.caCert}.csr`;
+  await openssl(['req', '-new', '-key', pki.caKey, '-subj', '/CN=kf-local-ca', '-out', caCsr], dir);
+  await sign(pki, ['-selfsign', '-in', caCsr, '-out', pki.caCert, '-extensions', 'ca_extensions']);
   const ext = join(dir, 'serving.ext');
   await writeServingExtension(ext, [
     'IP:127.0.0.1',
@@ -105,26 +97,87 @@ async function issue(pki: ClusterPki, req: IssueRequest): Promise<void> {
   const subject = `/CN=${req.cn}${(req.orgs ?? []).map((o) => `/O=${o}`).join('')}`;
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', req.key], pki.dir);
   await openssl(['req', '-new', '-key', req.key, '-subj', subject, '-out', csr], pki.dir);
-  await openssl(
+  await sign(pki, ['-cert', pki.caCert, '-in', csr, '-extfile', req.extFile, '-out', req.cert]);
+}
+
+/**
+ * Certificates are valid from this long before they are issued. A process whose clock runs behind
+ * the host's (a member agent run with a clock offset, clock-offset.ts) checks the API servers'
+ * certificates and their CA against its own clock: issued "now", they would not be valid yet for
+ * it, and its every TLS handshake would fail. An hour covers any offset the harness accepts.
+ */
+const BACKDATE_MS = 60 * 60 * 1000;
+const VALID_DAYS = '3650';
+
+/**
+ * `openssl ca`, not `openssl x509 -req`: only it sets notBefore (-startdate) in OpenSSL 3.0. It
+ * keeps a small database of what it issued in the PKI folder (ca-db/).
+ */
+async function writeCaDatabase(dir: string): Promise<void> {
+  const db = join(dir, 'ca-db');
+  await mkdir(db, { recursive: true });
+  await writeFile(join(db, 'index.txt'), '');
+  await writeFile(
+    join(dir, 'ca.cnf'),
     [
-      'x509',
-      '-req',
-      '-in',
-      csr,
-      '-CA',
-      pki.caCert,
-      '-CAkey',
-      pki.caKey,
-      '-CAcreateserial',
-      '-days',
-      '3650',
-      '-extfile',
-      req.extFile,
-      '-out',
-      req.cert,
-    ],
-    pki.dir,
+      '[ca]',
+      'default_ca = local',
+      '[local]',
+      `database = ${join(db, 'index.txt')}`,
+      `new_certs_dir = ${db}`,
+      `serial = ${join(db, 'serial')}`,
+      'default_md = sha256',
+      'policy = anything',
+      // The subject as the request has it: user in CN, groups in O, in that order.
+      'preserve = yes',
+      'unique_subject = no',
+      'email_in_dn = no',
+      '[anything]',
+      'commonName = supplied',
+      'organizationName = optional',
+      '[ca_extensions]',
+      'basicConstraints = critical,CA:TRUE',
+      'keyUsage = critical,digitalSignature,keyCertSign,cRLSign',
+      'subjectKeyIdentifier = hash',
+      '',
+    ].join('\n'),
   );
+}
+
+/** Signings in progress per PKI folder: `openssl ca` rewrites its database, one at a time. */
+const signing = new Map<string, Promise<unknown>>();
+
+/** Signs with the PKI's CA key, backdated by {@link BACKDATE_MS}, valid ten years. */
+async function sign(pki: ClusterPki, args: readonly string[]): Promise<void> {
+  const startDate = new Date(Date.now() - BACKDATE_MS).toISOString().replace(/[-:T]|\.\d+/g, '');
+  const run = (signing.get(pki.dir) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() =>
+      openssl(
+        [
+          'ca',
+          '-batch',
+          '-notext',
+          '-rand_serial',
+          '-config',
+          join(pki.dir, 'ca.cnf'),
+          '-keyfile',
+          pki.caKey,
+          '-startdate',
+          startDate,
+          '-days',
+          VALID_DAYS,
+          ...args,
+        ],
+        pki.dir,
+      ),
+    );
+  signing.set(pki.dir, run);
+  try {
+    await run;
+  } finally {
+    if (signing.get(pki.dir) === run) signing.delete(pki.dir);
+  }
 }
 
 /** Issues a client certificate for `user` in `groups`; returns the cert and key paths. */

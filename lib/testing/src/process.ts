@@ -80,6 +80,16 @@ export class ManagedProcess {
     }
   }
 
+  /**
+   * The same process with `env` over its environment (an undefined value removes a variable), to
+   * be started instead of this one, which must not be running.
+   */
+  withEnv(env: NodeJS.ProcessEnv): ManagedProcess {
+    if (this.isRunning())
+      throw new Error(`${this.spec.name} is running: stop it before changing its environment`);
+    return new ManagedProcess({ ...this.spec, env: { ...this.spec.env, ...env } });
+  }
+
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
   async stop(graceMs = 5_000): Promise<void> {
     const child = this.child;
