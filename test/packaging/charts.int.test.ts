@@ -18,6 +18,7 @@ import {
   startFederation,
   type LocalFederation,
 } from '@kf/testing';
+import { DEFAULT_WORKLOAD_RULES, MEMBER_STATUS_RULES } from '@kf/api';
 import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
 import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { PROBE_NODE_FLAGS } from '../../probe/src/build/bundle.ts';
@@ -259,6 +260,11 @@ describe('rendered member chart', () => {
     expect(defaults.find((r) => r.metadata.name === agentRole)?.rules.some((r) => r.resourceNames)).toBe(
       false,
     );
+    // They are the rules a Push cluster's join grants the control plane: one list for both hosts.
+    expect(defaults.find((r) => r.metadata.name === agentRole)?.rules).toEqual([
+      ...MEMBER_STATUS_RULES,
+      ...DEFAULT_WORKLOAD_RULES,
+    ]);
 
     const reported = objects(
       await render(MEMBER, ...MEMBER_VALUES, 'agent.reportSecrets={KubeCredentials,KubeImpersonator}'),

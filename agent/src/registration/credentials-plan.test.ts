@@ -44,6 +44,12 @@ describe('memberCredentialSteps', () => {
     expect(kinds(credentials, impersonator)).toEqual(expected);
   });
 
+  it('grants the role the rules it is given (a Push join grants the member-access rules)', () => {
+    const rules = [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'patch'] }];
+    const steps = memberCredentialSteps(names, { credentials: true, impersonator: false }, rules);
+    expect(steps.find((s) => s.object.kind === 'ClusterRole')?.object).toMatchObject({ rules });
+  });
+
   it('grants the credentials ServiceAccount every verb on every resource and get on every URL', () => {
     const steps = memberCredentialSteps(names, { credentials: true, impersonator: false });
     const role = steps.find((s) => s.object.kind === 'ClusterRole')?.object;

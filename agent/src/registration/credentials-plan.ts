@@ -3,7 +3,14 @@
  * member (namespace, ServiceAccounts, the credentials ClusterRole and its binding, token Secrets)
  * and the Secrets it applies in the control plane from the member's tokens.
  */
-import { clusterKind, clusterSecretKeys, labels, type Cluster, type ObjectMeta } from '@kf/api';
+import {
+  clusterKind,
+  clusterSecretKeys,
+  labels,
+  type Cluster,
+  type ObjectMeta,
+  type PolicyRule,
+} from '@kf/api';
 import type { KubeObject, ResourceDescriptor } from '@kf/kube';
 import type { CredentialNames, ReportedSecrets } from './report-secrets.ts';
 
@@ -12,13 +19,6 @@ export interface Secret extends KubeObject {
   readonly type?: string;
   /** Base64 values. */
   readonly data?: Readonly<Record<string, string>>;
-}
-
-export interface PolicyRule {
-  readonly apiGroups?: readonly string[];
-  readonly resources?: readonly string[];
-  readonly nonResourceURLs?: readonly string[];
-  readonly verbs: readonly string[];
 }
 
 export interface ClusterRole extends KubeObject {
@@ -69,12 +69,25 @@ export interface EnsureStep {
 }
 
 /**
+ * The rules of the credentials ClusterRole when an agent reports `KubeCredentials`: every verb on
+ * every resource, plus `get` on every non-resource URL, as Karmada's own registration grants.
+ */
+export const EVERY_VERB_RULES: readonly PolicyRule[] = [
+  { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+  { nonResourceURLs: ['*'], verbs: ['get'] },
+];
+
+/**
  * What the member must hold, in order: for the impersonator its ServiceAccount; for the
- * credentials their ServiceAccount and a ClusterRole of every verb on every resource (plus `get`
- * on every non-resource URL) bound to it. The namespace comes first, token Secrets are waited for
+ * credentials their ServiceAccount and a ClusterRole of `rules` (by default
+ * {@link EVERY_VERB_RULES}) bound to it. The namespace comes first, token Secrets are waited for
  * separately ({@link tokenSecret}). Nothing when nothing is reported.
  */
-export function memberCredentialSteps(names: CredentialNames, reported: ReportedSecrets): EnsureStep[] {
+export function memberCredentialSteps(
+  names: CredentialNames,
+  reported: ReportedSecrets,
+  rules: readonly PolicyRule[] = EVERY_VERB_RULES,
+): EnsureStep[] {
   if (!reported.credentials && !reported.impersonator) return [];
   const ns = names.namespace;
   const steps: EnsureStep[] = [
@@ -90,10 +103,7 @@ export function memberCredentialSteps(names: CredentialNames, reported: Reported
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: names.clusterRole, labels: SYSTEM_LABELS },
-      rules: [
-        { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
-        { nonResourceURLs: ['*'], verbs: ['get'] },
-      ],
+      rules: rules.map((rule) => ({ ...rule })),
     };
     const binding: ClusterRoleBinding = {
       apiVersion: 'rbac.authorization.k8s.io/v1',

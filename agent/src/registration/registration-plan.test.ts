@@ -173,3 +173,72 @@ describe('decideRegistration', () => {
     });
   });
 });
+
+describe('decideRegistration in Push mode (controlplane join)', () => {
+  const push: RegistrationInput = {
+    ...input,
+    syncMode: 'Push',
+    secretRef: { namespace: 'karmada-cluster', name: 'member1' },
+  };
+
+  it('creates a Push cluster that points at its credential Secret', () => {
+    const decision = decideRegistration(undefined, [], push);
+    expect(decision.kind).toBe('create');
+    expect(decision.kind === 'create' && decision.cluster.spec).toEqual({
+      syncMode: 'Push',
+      id: 'uid-1',
+      apiEndpoint: 'https://10.0.0.1:6443',
+      insecureSkipTLSVerification: false,
+      region: 'eu-west',
+      secretRef: { namespace: 'karmada-cluster', name: 'member1' },
+    });
+  });
+
+  it('refuses a name a Pull cluster holds, even with the same id', () => {
+    const pulled = cluster('member1', { syncMode: 'Pull', id: 'uid-1' });
+    expect(decideRegistration(pulled, [pulled], push)).toEqual({
+      kind: 'refuse',
+      reason:
+        'cluster member1 is registered in Pull mode (its agent reports it); remove that agent and its Cluster first, or join under another name',
+    });
+  });
+
+  it('joins again over its own Push cluster, keeping taints and status', () => {
+    const joined = cluster('member1', {
+      syncMode: 'Push',
+      id: 'uid-1',
+      apiEndpoint: 'https://old:6443',
+      secretRef: { namespace: 'karmada-cluster', name: 'member1' },
+      taints: [{ key: 'k', effect: 'NoSchedule' }],
+    });
+    const decision = decideRegistration(joined, [joined], push);
+    expect(decision.kind).toBe('update');
+    expect(decision.kind === 'update' && decision.cluster.spec.apiEndpoint).toBe('https://10.0.0.1:6443');
+    expect(decision.kind === 'update' && decision.cluster.spec.taints).toEqual([
+      { key: 'k', effect: 'NoSchedule' },
+    ]);
+    expect(decision.kind === 'update' && decision.cluster.status).toEqual(joined.status);
+  });
+
+  it.each<[string, Cluster | undefined, Cluster[], RegExp]>([
+    [
+      'another member holds the name',
+      cluster('member1', { syncMode: 'Push', id: 'uid-9' }),
+      [],
+      /already registered with id uid-9/,
+    ],
+    [
+      'this member is joined under another name',
+      undefined,
+      [cluster('other', { syncMode: 'Push', id: 'uid-1' })],
+      /already registered as cluster other/,
+    ],
+  ])('refuses when %s', (_name, existing, others, reason) => {
+    const decision = decideRegistration(
+      existing,
+      existing === undefined ? others : [existing, ...others],
+      push,
+    );
+    expect(decision.kind === 'refuse' && decision.reason).toMatch(reason);
+  });
+});

@@ -1,4 +1,7 @@
-/** Whether and how the agent registers its member as a Cluster in the control plane. */
+/**
+ * Whether and how a member is registered as a Cluster in the control plane: by its agent (Pull) or
+ * by `controlplane join` (Push). The same rules of identity hold for both.
+ */
 import {
   clusterKind,
   jsonEqual,
@@ -7,12 +10,15 @@ import {
   type Cluster,
   type ClusterSpec,
   type LocalSecretReference,
+  type SyncMode,
 } from '@kf/api';
 import { without } from '../object-fields.ts';
 
 /** What the agent knows about its member and was told by flags. */
 export interface RegistrationInput {
   readonly name: string;
+  /** Pull when the member's agent registers it (the default), Push when the control plane is to reach it. */
+  readonly syncMode?: SyncMode;
   /** The member's kube-system namespace UID. */
   readonly id: string;
   /** `--cluster-api-endpoint`; written even when empty (the field is then cleared). */
@@ -41,6 +47,8 @@ export type RegistrationDecision =
 
 /**
  * Decides the registration:
+ * - refuse a Push registration of a name that a Pull cluster holds: its agent reports it, and two
+ *   writers of one status would fight;
  * - refuse when a reported secret would live outside `karmada-cluster`: the control plane's
  *   admission policy lets an agent write only karmada-cluster/<cluster> and
  *   karmada-cluster/<cluster>-impersonator, so the run would fail half-way, after writing to the
@@ -69,6 +77,15 @@ export function decideRegistration(
         `karmada-failover-agent-own-objects); use --cluster-namespace=${namespaces.cluster} or --report-secrets=None`,
     };
   }
+  const mode = input.syncMode ?? syncModes.pull;
+  if (mode === syncModes.push && existing?.spec.syncMode === syncModes.pull) {
+    return {
+      kind: 'refuse',
+      reason:
+        `cluster ${input.name} is registered in Pull mode (its agent reports it); ` +
+        'remove that agent and its Cluster first, or join under another name',
+    };
+  }
   const storedId = existing?.spec.id ?? '';
   if (storedId !== '' && storedId !== input.id) {
     return {
@@ -92,7 +109,7 @@ export function decideRegistration(
         apiVersion: clusterKind.apiVersion,
         kind: clusterKind.kind,
         metadata: { name: input.name },
-        spec: mutateSpec({ syncMode: syncModes.pull }, input),
+        spec: mutateSpec({ syncMode: mode }, input),
       },
     };
   }
@@ -105,7 +122,7 @@ function mutateSpec(spec: ClusterSpec, input: RegistrationInput): ClusterSpec {
   const rest = without(spec, 'apiEndpoint', 'proxyURL', 'insecureSkipTLSVerification');
   return {
     ...rest,
-    syncMode: syncModes.pull,
+    syncMode: input.syncMode ?? syncModes.pull,
     id: input.id,
     ...(input.apiEndpoint === '' ? {} : { apiEndpoint: input.apiEndpoint }),
     ...(input.proxyURL === '' ? {} : { proxyURL: input.proxyURL }),

@@ -22,3 +22,4 @@ export * from './quantity.ts';
 export * from './label-selector.ts';
 export * from './annotation-values.ts';
 export * from './fence.ts';
+export * from './member-access.ts';

@@ -1,0 +1,89 @@
+/**
+ * What the code that manages a member needs in that member, as RBAC rules: the same whether it runs
+ * in the member (the Pull agent, whose ClusterRole the member chart renders) or in the control plane
+ * for a Push cluster (the ServiceAccount `controlplane join` makes). Reading the cluster's id, its
+ * health, version and API list, listing nodes and pods for the status, and applying the kinds that
+ * Works carry. Nothing that changes who may do what: no RBAC write, no `bind`, `escalate` or
+ * `impersonate`, no wildcard (Karmada's own join grants every verb on every resource).
+ */
+
+/** One RBAC rule, resource or non-resource. */
+export interface PolicyRule {
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/** Cluster status: the id (kube-system's uid), health URLs, version, discovery, nodes and pods. */
+export const MEMBER_STATUS_RULES: readonly PolicyRule[] = [
+  {
+    nonResourceURLs: ['/readyz', '/healthz', '/version', '/api', '/api/*', '/apis', '/apis/*'],
+    verbs: ['get'],
+  },
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list', 'watch'] },
+];
+
+const WRITE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+
+/**
+ * The kinds Works may carry by default: the common workload kinds and what they need. Add rules for
+ * any other kind propagated; a Work of a kind outside them fails with the member's 403 on its status.
+ */
+export const DEFAULT_WORKLOAD_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: [''],
+    resources: [
+      'namespaces',
+      'configmaps',
+      'secrets',
+      'services',
+      'serviceaccounts',
+      'persistentvolumeclaims',
+    ],
+    verbs: WRITE,
+  },
+  {
+    apiGroups: ['apps'],
+    resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'],
+    verbs: WRITE,
+  },
+  { apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: WRITE },
+  { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'networkpolicies'], verbs: WRITE },
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: WRITE },
+  { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'], verbs: WRITE },
+];
+
+/** Verbs that change who may do what: never granted to the code that manages a member. */
+const ESCALATING_VERBS = ['bind', 'escalate', 'impersonate'] as const;
+
+/**
+ * What is wrong with workload rules given by an operator, one line each (empty when nothing):
+ * wildcards, escalating verbs, RBAC objects and non-resource URLs are refused, as the member
+ * chart's values schema refuses them.
+ */
+export function workloadRuleProblems(rules: readonly PolicyRule[]): string[] {
+  const problems: string[] = [];
+  rules.forEach((rule, i) => {
+    const at = `rule ${String(i + 1)}`;
+    if (rule.verbs.length === 0) problems.push(`${at}: verbs must not be empty`);
+    if ((rule.resources ?? []).length === 0) problems.push(`${at}: resources must not be empty`);
+    if (rule.nonResourceURLs !== undefined) problems.push(`${at}: nonResourceURLs are not workload kinds`);
+    for (const [field, values] of [
+      ['apiGroups', rule.apiGroups ?? []],
+      ['resources', rule.resources ?? []],
+      ['verbs', rule.verbs],
+    ] as const) {
+      if (values.some((v) => v.includes('*'))) problems.push(`${at}: no wildcard in ${field}`);
+    }
+    for (const verb of ESCALATING_VERBS) {
+      if (rule.verbs.includes(verb)) problems.push(`${at}: the verb ${verb} is never granted`);
+    }
+    if ((rule.apiGroups ?? []).includes('rbac.authorization.k8s.io')) {
+      problems.push(`${at}: RBAC objects are not workload kinds`);
+    }
+  });
+  return problems;
+}
