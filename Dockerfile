@@ -26,6 +26,7 @@ COPY lib/api/package.json lib/api/
 COPY lib/runtime/package.json lib/runtime/
 COPY lib/kube/package.json lib/kube/
 COPY lib/interpreter/package.json lib/interpreter/
+COPY lib/member/package.json lib/member/
 COPY lib/testing/package.json lib/testing/
 COPY agent/package.json agent/
 COPY probe/package.json probe/
