@@ -17,6 +17,7 @@ import {
   type Work,
 } from '@kf/api';
 import { createResourceInterpreter } from '@kf/interpreter';
+import { NAMESPACE_RESOURCE, type Namespace } from '@kf/member';
 import {
   LEASE_RESOURCE,
   LeaderElector,
@@ -64,7 +65,7 @@ import { MemberRestMapper } from './member/rest-mapper.ts';
 import { createAgentMetrics, type AgentMetrics } from './metrics.ts';
 import { SECRET_RESOURCE, type Secret } from './registration/credentials-plan.ts';
 import { ensureMemberCredentials } from './registration/member-credentials.ts';
-import { NAMESPACE_RESOURCE, registerCluster, type Namespace } from './registration/register.ts';
+import { registerCluster } from './registration/register.ts';
 import { credentialNames } from './registration/report-secrets.ts';
 
 export interface AgentDeps {

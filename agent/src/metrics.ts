@@ -3,27 +3,12 @@
  * `member_cluster` label (dashboards work unchanged); the rest use the project prefix.
  */
 import type { Registry } from 'prom-client';
-import { parseQuantity, type Cluster } from '@kf/api';
+import { parseQuantity } from '@kf/api';
 import { DEFAULT_METRIC_PREFIX, makeCounter, makeGauge, makeHistogram } from '@kf/runtime';
+import { WORK_APPLY_RESULTS, WORK_DELETE_RESULTS, type MemberMetrics } from '@kf/member';
 
-export const WORK_APPLY_RESULTS = ['success', 'error', 'refused'] as const;
-export type WorkApplyResult = (typeof WORK_APPLY_RESULTS)[number];
-export const WORK_DELETE_RESULTS = ['success', 'error'] as const;
-export type WorkDeleteResult = (typeof WORK_DELETE_RESULTS)[number];
-
-export interface AgentMetrics {
-  /** After each status sync: Ready and the summaries of the stored status. */
-  observeCluster(cluster: Cluster | undefined, ready: boolean): void;
-  statusSyncSeconds(seconds: number): void;
-  leaseRenewed(seconds: number): void;
-  leaseRenewFailed(): void;
-  workApplied(result: WorkApplyResult): void;
-  workDeleted(result: WorkDeleteResult): void;
-  /** A fenced Work's copies were deleted for want of a Lease renewal. */
-  workFenced(): void;
-  /** Works whose copies the fence record lists (fenced or not). */
-  fenceTracked(count: number): void;
-}
+/** The agent's metrics: those of the member side, for the one cluster it runs for. */
+export type AgentMetrics = MemberMetrics;
 
 export function createAgentMetrics(registry: Registry, cluster: string): AgentMetrics {
   const p = `${DEFAULT_METRIC_PREFIX}agent_`;

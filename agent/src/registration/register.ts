@@ -6,7 +6,8 @@
  * cluster controller; this agent creates it when missing (and never changes or deletes it).
  */
 import { executionNamespaceFor, labels, namespaces, type Cluster } from '@kf/api';
-import { isAlreadyExists, isNotFound, type KubeObject, type ResourceClient } from '@kf/kube';
+import { isAlreadyExists, isNotFound, type ResourceClient } from '@kf/kube';
+import type { Namespace } from '@kf/member';
 import { retryWithBackoff, TerminalError, type BackoffPolicy, type Logger } from '@kf/runtime';
 import { FORBIDDEN_RETRY_WINDOW_MS, registrationRetryable } from './registration-retry.ts';
 import { controlPlaneSecrets, type MemberTokens, type Secret } from './credentials-plan.ts';
@@ -17,18 +18,6 @@ import { reportsAnything, secretRefs, type CredentialNames, type ReportedSecrets
 export class RegistrationRefusedError extends Error {
   override readonly name = 'RegistrationRefusedError';
 }
-
-export interface Namespace extends KubeObject {
-  readonly metadata?: KubeObject['metadata'] & { readonly labels?: Readonly<Record<string, string>> };
-}
-
-export const NAMESPACE_RESOURCE = {
-  group: '',
-  version: 'v1',
-  plural: 'namespaces',
-  namespaced: false,
-  kind: 'Namespace',
-};
 
 export interface RegistrationDeps {
   readonly clusters: ResourceClient<Cluster>;
