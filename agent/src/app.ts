@@ -17,7 +17,6 @@ import {
   type Work,
 } from '@kf/api';
 import { createResourceInterpreter } from '@kf/interpreter';
-import { NAMESPACE_RESOURCE, type Namespace } from '@kf/member';
 import {
   LEASE_RESOURCE,
   LeaderElector,
@@ -30,6 +29,30 @@ import {
   type NeededKubeConfig,
   type WatchCacheMetrics,
 } from '@kf/kube';
+import {
+  InterpreterCustomizations,
+  KeyTrigger,
+  MemberFenceStore,
+  MemberHttp,
+  MemberInventory,
+  MemberObjects,
+  MemberRestMapper,
+  NAMESPACE_RESOURCE,
+  SelfFence,
+  clusterStatusController,
+  deleteFencedObject,
+  discoverMember,
+  executionController,
+  heartbeatRunnable,
+  memberVersion,
+  probeMemberHealth,
+  renewIntervalMs,
+  workStatusController,
+  type FenceWiring,
+  type MemberObject,
+  type Namespace,
+  type WorkDeps,
+} from '@kf/member';
 import {
   Manager,
   controllerRunnable,
@@ -44,24 +67,7 @@ import {
   type Runnable,
 } from '@kf/runtime';
 import type { RunConfig } from './cli.ts';
-import { clusterStatusController } from './controllers/cluster-status/controller.ts';
-import { executionController, type WorkDeps } from './controllers/execution/controller.ts';
-import { heartbeatRunnable } from './controllers/heartbeat/heartbeat.ts';
-import { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
-import { KeyTrigger } from './controllers/key-trigger.ts';
-import { workStatusController } from './controllers/work-status/controller.ts';
-import { deleteFencedObject, type FenceWiring } from './controllers/execution/fenced-apply.ts';
-import { InterpreterCustomizations } from './interpreter/customizations.ts';
-import type { MemberObject } from './controllers/execution/manifest-plan.ts';
-import { MemberFenceStore } from './fence/fence-store.ts';
-import { SelfFence } from './fence/self-fence.ts';
 import { karmadaKubeConfigNeeded, memberKubeconfigPath } from './kubeconfig-path.ts';
-import { discoverMember, memberVersion } from './member/discovery.ts';
-import { probeMemberHealth } from './member/health-probe.ts';
-import { MemberInventory } from './member/inventory.ts';
-import { MemberHttp } from './member/member-http.ts';
-import { MemberObjects } from './member/member-objects.ts';
-import { MemberRestMapper } from './member/rest-mapper.ts';
 import { createAgentMetrics, type AgentMetrics } from './metrics.ts';
 import { SECRET_RESOURCE, type Secret } from './registration/credentials-plan.ts';
 import { ensureMemberCredentials } from './registration/member-credentials.ts';

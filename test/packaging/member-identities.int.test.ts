@@ -22,8 +22,8 @@ import {
   SERVICE_ACCOUNT_TOKEN_TYPE,
   type Secret,
 } from '../../agent/src/registration/credentials-plan.ts';
-import { markedFenced, withEntry } from '../../agent/src/fence/fence-plan.ts';
-import { MemberFenceStore } from '../../agent/src/fence/fence-store.ts';
+import { markedFenced, withEntry } from '../../lib/member/src/fence/fence-plan.ts';
+import { MemberFenceStore } from '../../lib/member/src/fence/fence-store.ts';
 import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../../probe/src/health/node-condition.ts';
 import { NODE_RESOURCE } from '../../probe/src/node/node-object.ts';

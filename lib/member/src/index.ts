@@ -1,3 +1,10 @@
+/**
+ * The member side of a cluster, for a host that runs it against the member's API server: the
+ * cluster-status controller (probe, Ready thresholds, summaries, API enablements), the heartbeat
+ * Lease, the execution and work-status controllers with the resource interpreter, the self-fence,
+ * and the member access they share. The host wires them and passes in its configuration, clock,
+ * logger and metrics.
+ */
 export {
   WORK_APPLY_RESULTS,
   WORK_DELETE_RESULTS,
@@ -5,4 +12,43 @@ export {
   type WorkApplyResult,
   type WorkDeleteResult,
 } from './metrics.ts';
+
+// Member access.
+export { MemberHttp } from './member/member-http.ts';
+export { discoverMember, memberVersion } from './member/discovery.ts';
+export { probeMemberHealth } from './member/health-probe.ts';
+export { CacheSyncTimeoutError, MemberInventory, type InventoryViews } from './member/inventory.ts';
+export { MemberObjects, type MemberEventHandler } from './member/member-objects.ts';
+export { MemberRestMapper, NoMappingError, type Mapping } from './member/rest-mapper.ts';
 export { NAMESPACE_RESOURCE, type Namespace } from './member/namespace.ts';
+
+// Cluster status and heartbeat.
+export {
+  clusterStatusController,
+  type ClusterStatusDeps,
+  type MemberStatusSource,
+} from './controllers/cluster-status/controller.ts';
+export type { Discovery } from './controllers/cluster-status/api-enablements.ts';
+export type { ProbeResult } from './controllers/cluster-status/ready-condition.ts';
+export type { Thresholds } from './controllers/cluster-status/ready-threshold.ts';
+export { heartbeatRunnable, type HeartbeatDeps } from './controllers/heartbeat/heartbeat.ts';
+export { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
+export { KeyTrigger } from './controllers/key-trigger.ts';
+
+// Works.
+export { executionController, type WorkDeps } from './controllers/execution/controller.ts';
+export { deleteFencedObject, type FenceWiring } from './controllers/execution/fenced-apply.ts';
+export type { MemberObject } from './controllers/execution/manifest-plan.ts';
+export type { NamespaceLister } from './controllers/execution/namespace-guard.ts';
+export { workStatusController } from './controllers/work-status/controller.ts';
+export {
+  InterpreterCustomizations,
+  type FollowingInterpreter,
+  type MemberInterpreter,
+} from './interpreter/customizations.ts';
+
+// The self-fence.
+export { FENCE_RECORD_NAME, MemberFenceStore, type FenceRecordStore } from './fence/fence-store.ts';
+export { SelfFence, type SelfFenceDeps } from './fence/self-fence.ts';
+
+export { without } from './object-fields.ts';

@@ -2,7 +2,7 @@ import type { Cluster, ClusterStatus } from '@kf/api';
 import { KubeError, type ResourceClient, type WatchCache } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
-import type { AgentMetrics } from '../../metrics.ts';
+import type { MemberMetrics } from '../../metrics.ts';
 import { KeyTrigger } from '../key-trigger.ts';
 import { clusterStatusController, retryCapMs } from './controller.ts';
 
@@ -78,7 +78,7 @@ async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
     metrics: {
       observeCluster: () => undefined,
       statusSyncSeconds: () => undefined,
-    } as unknown as AgentMetrics,
+    } as unknown as MemberMetrics,
     monotonic: () => 0,
     reconnected,
   });
@@ -156,7 +156,7 @@ async function answerUnknown(firstWrite: 'ok' | 'Conflict'): Promise<{ gets: num
     metrics: {
       observeCluster: () => undefined,
       statusSyncSeconds: () => undefined,
-    } as unknown as AgentMetrics,
+    } as unknown as MemberMetrics,
     monotonic: () => performance.now(),
   });
   await controller.reconcile('member1', {
@@ -220,7 +220,7 @@ async function syncWritingFor(writeMs: number): Promise<readonly string[]> {
     metrics: {
       observeCluster: () => undefined,
       statusSyncSeconds: () => undefined,
-    } as unknown as AgentMetrics,
+    } as unknown as MemberMetrics,
     monotonic: () => performance.now(),
   });
   await controller.reconcile('member1', {

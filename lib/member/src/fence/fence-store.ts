@@ -14,7 +14,7 @@ import {
   type ResourceDescriptor,
 } from '@kf/kube';
 import type { ObjectMeta } from '@kf/api';
-import { NAMESPACE_RESOURCE, type Namespace } from '@kf/member';
+import { NAMESPACE_RESOURCE, type Namespace } from '../member/namespace.ts';
 import { parseFenceRecord, renderFenceRecord, type FenceRecord, type ParsedRecord } from './fence-plan.ts';
 
 export const FENCE_RECORD_NAME = 'karmada-agent-fence';

@@ -10,7 +10,7 @@
  * applied after its deadline has passed.
  */
 import type { Clock, Logger } from '@kf/runtime';
-import type { AgentMetrics } from '../metrics.ts';
+import type { MemberMetrics } from '../metrics.ts';
 import {
   markedFenced,
   planFence,
@@ -31,7 +31,7 @@ export interface SelfFenceDeps {
   readonly deleteObject: (ref: ObjectRef, work: string, signal: AbortSignal) => Promise<void>;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly metrics: Pick<AgentMetrics, 'workFenced' | 'fenceTracked'>;
+  readonly metrics: Pick<MemberMetrics, 'workFenced' | 'fenceTracked'>;
   /** Longest wait between two looks at the record (the heartbeat's renew interval). */
   readonly checkIntervalMs: number;
   /** Told the Work key of every entry fenced, so that its status can say so. */

@@ -17,7 +17,7 @@ import {
 } from '@kf/kube';
 import { namespaces } from '@kf/api';
 import type { Clock, Logger, Runnable } from '@kf/runtime';
-import type { AgentMetrics } from '../../metrics.ts';
+import type { MemberMetrics } from '../../metrics.ts';
 import { livenessDeadlineMs, type LastSuccess } from '../liveness-deadline.ts';
 import { nextTickDelayMs, planHeartbeat } from './lease-plan.ts';
 
@@ -31,7 +31,7 @@ export interface HeartbeatDeps {
   readonly clock: Clock;
   readonly random: () => number;
   readonly log: Logger;
-  readonly metrics: AgentMetrics;
+  readonly metrics: MemberMetrics;
   /** Called when a renewal succeeds after one or more failed ticks: the agent is back in touch. */
   readonly onReconnected?: () => void;
   /**

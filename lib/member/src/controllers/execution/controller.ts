@@ -45,7 +45,7 @@ import {
 import type { InterpreterCustomizations } from '../../interpreter/customizations.ts';
 import type { MemberObjects } from '../../member/member-objects.ts';
 import type { Mapping, MemberRestMapper } from '../../member/rest-mapper.ts';
-import type { AgentMetrics } from '../../metrics.ts';
+import type { MemberMetrics } from '../../metrics.ts';
 import { specChanges } from '../spec-changes.ts';
 import {
   adoptionRefusal,
@@ -71,7 +71,7 @@ export interface WorkDeps {
   readonly memberObjects: MemberObjects;
   readonly mapper: MemberRestMapper;
   readonly fieldManager: string;
-  readonly metrics: AgentMetrics;
+  readonly metrics: MemberMetrics;
   readonly workers: number;
   /** Events on Works in the control plane, where upstream's agent records them. */
   readonly events?: Pick<EventRecorder, 'record'>;

@@ -41,7 +41,7 @@ import {
 } from '@kf/runtime';
 import type { KeyTrigger } from '../key-trigger.ts';
 import { livenessDeadlineMs, type LastSuccess } from '../liveness-deadline.ts';
-import type { AgentMetrics } from '../../metrics.ts';
+import type { MemberMetrics } from '../../metrics.ts';
 import { specChanges } from '../spec-changes.ts';
 import { buildApiEnablements, type Discovery } from './api-enablements.ts';
 import { judgeProbe, observedReadyCondition, type ProbeResult } from './ready-condition.ts';
@@ -68,7 +68,7 @@ export interface ClusterStatusDeps {
   readonly periodMs: number;
   /** The cluster Lease duration: how long the control plane counts a sign of life. */
   readonly leaseDurationMs: number;
-  readonly metrics: AgentMetrics;
+  readonly metrics: MemberMetrics;
   /** Told about each discovery, so that Work manifests map to member resources without another one. */
   readonly onDiscovery?: (d: Discovery) => void;
   /** Monotonic clock for the sync duration and its deadline. */
