@@ -40,6 +40,16 @@ export default tseslint.config(
     files: ['**/main.ts', '**/*-main.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
+  // Libraries never import a product.
+  {
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: products.flatMap((o) => [`@kf/${o}`, `@kf/${o}/*`, `**/${o}/src/**`]) },
+      ],
+    },
+  },
   // Products never import each other.
   ...products.map((p) => ({
     files: [`${p}/**/*.ts`],
