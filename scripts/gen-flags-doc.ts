@@ -27,6 +27,8 @@ const COMMANDS: readonly { title: string; args: readonly string[] }[] = [
   { title: 'Probe', args: ['probe/src/main.ts', '--help'] },
   { title: 'Control plane: `controlplane run`', args: ['controlplane/src/main.ts', 'run', '--help'] },
   { title: 'Control plane: `controlplane explain`', args: ['controlplane/src/main.ts', 'explain', '--help'] },
+  { title: 'Control plane: `controlplane join`', args: ['controlplane/src/main.ts', 'join', '--help'] },
+  { title: 'Control plane: `controlplane unjoin`', args: ['controlplane/src/main.ts', 'unjoin', '--help'] },
 ];
 
 /** --help as a non-terminal sees it, with no KF_ variable or kubeconfig of this shell leaking in. */

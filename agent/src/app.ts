@@ -38,8 +38,11 @@ import {
   MemberObjects,
   MemberRestMapper,
   NAMESPACE_RESOURCE,
+  SECRET_RESOURCE,
   SelfFence,
   clusterStatusController,
+  credentialNames,
+  ensureMemberCredentials,
   deleteFencedObject,
   discoverMember,
   executionController,
@@ -51,6 +54,7 @@ import {
   type FenceWiring,
   type MemberObject,
   type Namespace,
+  type Secret,
   type WorkDeps,
 } from '@kf/member';
 import {
@@ -69,10 +73,7 @@ import {
 import type { RunConfig } from './cli.ts';
 import { karmadaKubeConfigNeeded, memberKubeconfigPath } from './kubeconfig-path.ts';
 import { createAgentMetrics, type AgentMetrics } from './metrics.ts';
-import { SECRET_RESOURCE, type Secret } from './registration/credentials-plan.ts';
-import { ensureMemberCredentials } from './registration/member-credentials.ts';
 import { registerCluster } from './registration/register.ts';
-import { credentialNames } from './registration/report-secrets.ts';
 
 export interface AgentDeps {
   readonly log: Logger;

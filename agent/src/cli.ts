@@ -5,7 +5,7 @@
  * `KF_CLUSTER_NAME`); a flag beats the environment, which beats the default.
  */
 import { Command, InvalidArgumentError, type Option } from 'commander';
-import type { ConditionStatus } from '@kf/api';
+import { clusterNameProblem, type ConditionStatus } from '@kf/api';
 import {
   addLeaderElectionTimingFlags,
   addServingFlags,
@@ -24,11 +24,11 @@ import {
   type ServingOptions,
 } from '@kf/runtime';
 import { AGENT_CONTROLLERS, enabledControllers, type AgentControllerName } from './controllers/enabled.ts';
+import type { ReportedSecrets } from '@kf/member';
 import {
   DEFAULT_REPORT_SECRETS,
   REPORT_SECRETS_VALUES,
   parseReportSecrets,
-  type ReportedSecrets,
 } from './registration/report-secrets.ts';
 
 export const AGENT_VERSION = '0.1.0';
@@ -112,18 +112,6 @@ export const DEFAULTS = {
   metricsBindAddress: ':8080',
   healthProbeBindAddress: ':10357',
 } as const;
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** Cluster names: RFC 1123 labels of at most 48 characters (room for the `karmada-es-` prefix). */
-export function clusterNameProblem(name: string): string | undefined {
-  if (name === '') return 'is required';
-  if (name.length > 48) return `must be at most 48 characters, got ${name.length}`;
-  if (!DNS_LABEL.test(name)) {
-    return 'must be a DNS label: lower-case letters, digits and "-", starting and ending with a letter or digit';
-  }
-  return undefined;
-}
 
 function parseFraction(text: string): number {
   const value = Number(text.trim());

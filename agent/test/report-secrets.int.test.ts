@@ -31,7 +31,7 @@ import {
   SECRET_RESOURCE,
   SERVICE_ACCOUNT_RESOURCE,
   type Secret,
-} from '../src/registration/credentials-plan.ts';
+} from '@kf/member';
 import { startAgent, type AgentProcess } from './agent-process.ts';
 
 const exec = promisify(execFile);

@@ -9,6 +9,8 @@ import { commandFailure, serviceFailure } from '@kf/kube';
 import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
+import { buildJoinCommand, buildUnjoinCommand } from './join/join-command.ts';
+import { runJoin, runUnjoin } from './join/run.ts';
 import { BindingNotFoundError, explain, type ExplainConfig } from './workload/explain/run.ts';
 
 const COMPONENT = 'controlplane';
@@ -27,12 +29,14 @@ async function main(argv: readonly string[]): Promise<number> {
     } finally {
       shutdown.unsubscribe();
     }
-  }, runExplain);
+  }, runExplain)
+    .addCommand(buildJoinCommand(runJoin))
+    .addCommand(buildUnjoinCommand(runUnjoin));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err: unknown) {
-    // `run` is a service: once its flags are valid, a failure goes to its log and one plain line to stderr. `explain` prints
+    // `run` is a service: once its flags are valid, a failure goes to its log and one plain line to stderr. `explain`, `join` and `unjoin` print
     // one line (an API server's refusal of the input exits 2, like a bad flag).
     if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
       log.fatal({ err }, 'control plane failed');

@@ -29,10 +29,18 @@ const NAMESPACES = resource('', 'namespaces', 'Namespace', false);
 const SECRETS = resource('', 'secrets', 'Secret', true);
 const SERVICE_ACCOUNTS = resource('', 'serviceaccounts', 'ServiceAccount', true);
 const CLUSTER_ROLES = resource('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', false);
-const ACCESS_REVIEWS = resource('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false);
+const ACCESS_REVIEWS = resource(
+  'authorization.k8s.io',
+  'selfsubjectaccessreviews',
+  'SelfSubjectAccessReview',
+  false,
+);
 const SUBJECT_REVIEWS = resource('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', false);
 
 interface Secret extends KubeObject {
+  readonly metadata?: KubeObject['metadata'] & {
+    readonly ownerReferences?: readonly { kind: string; name: string; uid: string }[];
+  };
   readonly data?: Record<string, string>;
 }
 interface Review extends KubeObject {
@@ -73,7 +81,15 @@ function asToken(token: string): KubeConfig {
   const cluster = admin.getCurrentCluster();
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'm', server: member.server, caData: cluster?.caData, caFile: cluster?.caFile, skipTLSVerify: false }],
+    clusters: [
+      {
+        name: 'm',
+        server: member.server,
+        caData: cluster?.caData,
+        caFile: cluster?.caFile,
+        skipTLSVerify: false,
+      },
+    ],
     users: [{ name: 't', token }],
     contexts: [{ name: 't', cluster: 'm', user: 't' }],
     currentContext: 't',
@@ -81,7 +97,11 @@ function asToken(token: string): KubeConfig {
   return kc;
 }
 
-async function can(kc: KubeConfig, verb: string, what: { group?: string; resource: string; namespace?: string }): Promise<boolean> {
+async function can(
+  kc: KubeConfig,
+  verb: string,
+  what: { group?: string; resource: string; namespace?: string },
+): Promise<boolean> {
   const review = await new ResourceClient<Review>(kc, ACCESS_REVIEWS).create({
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SelfSubjectAccessReview',
@@ -136,7 +156,11 @@ describe('controlplane join', () => {
     const secret = (await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
       'karmada-cluster/pushed',
     )) as Secret;
-    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Cluster', name: 'pushed', uid: cluster.metadata.uid });
+    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Cluster',
+      name: 'pushed',
+      uid: cluster.metadata.uid,
+    });
     const token = Buffer.from(secret.data?.token ?? '', 'base64').toString();
     expect(Buffer.from(secret.data?.caBundle ?? '', 'base64').toString()).toMatch(/BEGIN CERTIFICATE/);
 
@@ -150,12 +174,18 @@ describe('controlplane join', () => {
     expect(await can(asPushed, 'get', { resource: 'namespaces' })).toBe(true);
     expect(await can(asPushed, 'list', { resource: 'nodes' })).toBe(true);
     expect(await can(asPushed, 'watch', { resource: 'pods' })).toBe(true);
-    expect(await can(asPushed, 'patch', { group: 'apps', resource: 'deployments', namespace: 'default' })).toBe(true);
+    expect(
+      await can(asPushed, 'patch', { group: 'apps', resource: 'deployments', namespace: 'default' }),
+    ).toBe(true);
     // Nothing that changes who may do what.
     expect(await can(asPushed, '*', { group: '*', resource: '*' })).toBe(false);
-    expect(await can(asPushed, 'create', { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' })).toBe(false);
+    expect(
+      await can(asPushed, 'create', { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }),
+    ).toBe(false);
     expect(await can(asPushed, 'impersonate', { resource: 'users' })).toBe(false);
-    expect(await can(asPushed, 'create', { group: 'apps', resource: 'deployments/scale', namespace: 'default' })).toBe(false);
+    expect(
+      await can(asPushed, 'create', { group: 'apps', resource: 'deployments/scale', namespace: 'default' }),
+    ).toBe(false);
   });
 
   it('joins again without change, and the token still works', async () => {
@@ -166,25 +196,54 @@ describe('controlplane join', () => {
 
   it('adds the kinds of --rules, and refuses wildcards in them', async () => {
     const rules = join(fed.runDir, 'rules.yaml');
-    await writeFile(rules, "- apiGroups: ['']\n  resources: [limitranges]\n  verbs: [get, list, watch, create, update, patch, delete]\n");
-    const ok = await cli('join', 'pushed', `--cluster-kubeconfig=${member.kubeconfigPath}`, `--rules=${rules}`);
+    await writeFile(
+      rules,
+      "- apiGroups: ['']\n  resources: [limitranges]\n  verbs: [get, list, watch, create, update, patch, delete]\n",
+    );
+    const ok = await cli(
+      'join',
+      'pushed',
+      `--cluster-kubeconfig=${member.kubeconfigPath}`,
+      `--rules=${rules}`,
+    );
     expect(ok.code, ok.stderr).toBe(0);
     const role = await inMember(CLUSTER_ROLES).get('karmada-controller-manager:karmada-pushed');
     expect(JSON.stringify(role)).toContain('limitranges');
 
     const wild = join(fed.runDir, 'wild.yaml');
     await writeFile(wild, "- apiGroups: ['*']\n  resources: ['*']\n  verbs: ['*']\n");
-    const refused = await cli('join', 'other', `--cluster-kubeconfig=${member.kubeconfigPath}`, `--rules=${wild}`);
+    const refused = await cli(
+      'join',
+      'other',
+      `--cluster-kubeconfig=${member.kubeconfigPath}`,
+      `--rules=${wild}`,
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--rules: rule 1: no wildcard in apiGroups/);
     expect(await clusters().find('other')).toBeUndefined();
   });
 
   it.each<[string, () => string[], RegExp]>([
-    ['a member already joined under another name', () => ['join', 'again', `--cluster-kubeconfig=${member.kubeconfigPath}`], /already registered as cluster pushed/],
-    ['an unreachable member', () => ['join', 'far', `--cluster-kubeconfig=${deadMemberKubeconfig}`], /cannot read the member's kube-system namespace at https:\/\/127\.0\.0\.1:1/],
-    ['a context the kubeconfig lacks', () => ['join', 'ctx', `--cluster-kubeconfig=${member.kubeconfigPath}`, '--cluster-context=nowhere'], /has no context nowhere/],
-    ['a name that is no DNS label', () => ['join', 'Bad_Name', `--cluster-kubeconfig=${member.kubeconfigPath}`], /cluster name must be a DNS label/],
+    [
+      'a member already joined under another name',
+      () => ['join', 'again', `--cluster-kubeconfig=${member.kubeconfigPath}`],
+      /already registered as cluster pushed/,
+    ],
+    [
+      'an unreachable member',
+      () => ['join', 'far', `--cluster-kubeconfig=${deadMemberKubeconfig}`],
+      /cannot read the member's kube-system namespace at https:\/\/127\.0\.0\.1:1/,
+    ],
+    [
+      'a context the kubeconfig lacks',
+      () => ['join', 'ctx', `--cluster-kubeconfig=${member.kubeconfigPath}`, '--cluster-context=nowhere'],
+      /has no context nowhere/,
+    ],
+    [
+      'a name that is no DNS label',
+      () => ['join', 'Bad_Name', `--cluster-kubeconfig=${member.kubeconfigPath}`],
+      /cluster name must be a DNS label/,
+    ],
     ['no member kubeconfig', () => ['join', 'bare'], /--cluster-kubeconfig is required/],
   ])('refuses %s: one line, exit 2, nothing made', async (_name, args, line) => {
     const out = await cli(...args());

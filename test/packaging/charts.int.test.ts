@@ -20,7 +20,7 @@ import {
 } from '@kf/testing';
 import { DEFAULT_WORKLOAD_RULES, MEMBER_STATUS_RULES } from '@kf/api';
 import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
-import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
+import { credentialNames } from '@kf/member';
 import { PROBE_NODE_FLAGS } from '../../probe/src/build/bundle.ts';
 import {
   CONTROLPLANE_CHART as CONTROLPLANE,

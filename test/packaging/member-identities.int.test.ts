@@ -21,10 +21,10 @@ import {
   SERVICE_ACCOUNT_RESOURCE,
   SERVICE_ACCOUNT_TOKEN_TYPE,
   type Secret,
-} from '../../agent/src/registration/credentials-plan.ts';
+} from '../../lib/member/src/registration/credentials-plan.ts';
 import { markedFenced, withEntry } from '../../lib/member/src/fence/fence-plan.ts';
 import { MemberFenceStore } from '../../lib/member/src/fence/fence-store.ts';
-import { credentialNames } from '../../agent/src/registration/report-secrets.ts';
+import { credentialNames } from '@kf/member';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../../probe/src/health/node-condition.ts';
 import { NODE_RESOURCE } from '../../probe/src/node/node-object.ts';
 import { memberNodeStore } from '../../probe/src/node/node-status.ts';

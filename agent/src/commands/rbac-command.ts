@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { ConfigError, flag } from '@kf/runtime';
-import { clusterNameProblem } from '../cli.ts';
+import { clusterNameProblem } from '@kf/api';
 
 export interface RbacConfig {
   readonly clusterName: string;

@@ -7,12 +7,20 @@
  */
 import { executionNamespaceFor, labels, namespaces, type Cluster } from '@kf/api';
 import { isAlreadyExists, isNotFound, type ResourceClient } from '@kf/kube';
-import type { Namespace } from '@kf/member';
+import {
+  controlPlaneSecrets,
+  decideRegistration,
+  reportsAnything,
+  secretRefs,
+  type CredentialNames,
+  type MemberTokens,
+  type Namespace,
+  type RegistrationInput,
+  type ReportedSecrets,
+  type Secret,
+} from '@kf/member';
 import { retryWithBackoff, TerminalError, type BackoffPolicy, type Logger } from '@kf/runtime';
 import { FORBIDDEN_RETRY_WINDOW_MS, registrationRetryable } from './registration-retry.ts';
-import { controlPlaneSecrets, type MemberTokens, type Secret } from './credentials-plan.ts';
-import { decideRegistration, type RegistrationInput } from './registration-plan.ts';
-import { reportsAnything, secretRefs, type CredentialNames, type ReportedSecrets } from './report-secrets.ts';
 
 /** Another member already owns this Cluster (or this member is registered under another name). */
 export class RegistrationRefusedError extends Error {

@@ -3,7 +3,7 @@
  * registration (karmada-agent's flag and values), and the names of what that creates.
  */
 import { InvalidArgumentError } from 'commander';
-import { agentCredentialSecretsFor, type LocalSecretReference } from '@kf/api';
+import type { ReportedSecrets } from '@kf/member';
 
 export const REPORT_SECRETS_VALUES = ['KubeCredentials', 'KubeImpersonator', 'None'] as const;
 export type ReportSecretsValue = (typeof REPORT_SECRETS_VALUES)[number];
@@ -15,13 +15,6 @@ export type ReportSecretsValue = (typeof REPORT_SECRETS_VALUES)[number];
  * by default would leave that token within reach of every agent.
  */
 export const DEFAULT_REPORT_SECRETS: readonly ReportSecretsValue[] = ['None'];
-
-export interface ReportedSecrets {
-  /** A cluster-wide token and the member CA: Secret `<cluster>`, `spec.secretRef`. */
-  readonly credentials: boolean;
-  /** The impersonator token: Secret `<cluster>-impersonator`, `spec.impersonatorSecretRef`. */
-  readonly impersonator: boolean;
-}
 
 /**
  * The secrets a `--report-secrets` list asks for. Values are case-sensitive, as upstream's; an
@@ -42,50 +35,5 @@ export function parseReportSecrets(values: readonly string[]): ReportedSecrets {
   return {
     credentials: values.includes('KubeCredentials'),
     impersonator: values.includes('KubeImpersonator'),
-  };
-}
-
-export const reportsAnything = (r: ReportedSecrets): boolean => r.credentials || r.impersonator;
-
-/** Names of the credential objects of one cluster, in the member and in the control plane. */
-export interface CredentialNames {
-  /** `--cluster-namespace`, in both the member and the control plane. */
-  readonly namespace: string;
-  /** Member ServiceAccount (and its token Secret) behind `<cluster>`: `karmada-<cluster>`. */
-  readonly credentialsServiceAccount: string;
-  /** Member ServiceAccount (and its token Secret) behind `<cluster>-impersonator`. */
-  readonly impersonatorServiceAccount: string;
-  /** Member ClusterRole and ClusterRoleBinding of the credentials ServiceAccount. */
-  readonly clusterRole: string;
-  /** Control-plane Secret with `token` and `caBundle`. */
-  readonly credentialsSecret: string;
-  /** Control-plane Secret with `token`. */
-  readonly impersonatorSecret: string;
-}
-
-export function credentialNames(cluster: string, namespace: string): CredentialNames {
-  const [credentialsSecret, impersonatorSecret] = agentCredentialSecretsFor(cluster);
-  return {
-    namespace,
-    credentialsServiceAccount: `karmada-${cluster}`,
-    impersonatorServiceAccount: 'karmada-impersonator',
-    clusterRole: `karmada-controller-manager:karmada-${cluster}`,
-    credentialsSecret,
-    impersonatorSecret,
-  };
-}
-
-/** The Cluster's references to the reported secrets; a secret not reported has none (and an existing one is kept). */
-export function secretRefs(
-  reported: ReportedSecrets,
-  names: CredentialNames,
-): { readonly secretRef?: LocalSecretReference; readonly impersonatorSecretRef?: LocalSecretReference } {
-  return {
-    ...(reported.credentials
-      ? { secretRef: { namespace: names.namespace, name: names.credentialsSecret } }
-      : {}),
-    ...(reported.impersonator
-      ? { impersonatorSecretRef: { namespace: names.namespace, name: names.impersonatorSecret } }
-      : {}),
   };
 }

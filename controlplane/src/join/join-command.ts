@@ -51,8 +51,12 @@ export function buildJoinCommand(join: (config: JoinConfig) => Promise<void>): C
     )
     .argument('<name>', 'the Cluster name (a DNS label of at most 48 characters)')
     .addOption(controlPlaneKubeconfig())
-    .addOption(flag('--cluster-kubeconfig <path>', "kubeconfig of the member cluster (required)").default(''))
-    .addOption(flag('--cluster-context <name>', "context of --cluster-kubeconfig (default: its current one)").default(''))
+    .addOption(flag('--cluster-kubeconfig <path>', 'kubeconfig of the member cluster (required)').default(''))
+    .addOption(
+      flag('--cluster-context <name>', 'context of --cluster-kubeconfig (default: its current one)').default(
+        '',
+      ),
+    )
     .addOption(
       flag(
         '--rules <file>',
@@ -93,7 +97,9 @@ export function buildUnjoinCommand(unjoin: (config: UnjoinConfig) => Promise<voi
     )
     .argument('<name>', 'the Cluster name')
     .addOption(controlPlaneKubeconfig())
-    .addOption(flag('--cluster-kubeconfig <path>', 'kubeconfig of the member cluster, to clean it too').default(''))
+    .addOption(
+      flag('--cluster-kubeconfig <path>', 'kubeconfig of the member cluster, to clean it too').default(''),
+    )
     .addOption(flag('--cluster-context <name>', 'context of --cluster-kubeconfig').default(''))
     .addOption(durationFlag('--wait <duration>', 'how long to wait for the Cluster to go', 120_000));
   cmd.action(async (name: string, o: CommonOptions & { wait: number }) => {

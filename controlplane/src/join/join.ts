@@ -62,7 +62,11 @@ export interface JoinOutcome {
 }
 
 interface Namespace extends KubeObject {
-  readonly metadata: { readonly name?: string; readonly uid?: string; readonly labels?: Record<string, string> };
+  readonly metadata: {
+    readonly name?: string;
+    readonly uid?: string;
+    readonly labels?: Record<string, string>;
+  };
 }
 
 /** Joins the member; throws a ConfigError (exit 2) for anything the operator must change. */
@@ -111,7 +115,8 @@ export async function joinCluster(req: JoinRequest, deps: JoinDeps): Promise<Joi
     for (const secret of controlPlaneSecrets(names, tokens, cluster)) {
       await putSecret(deps.controlPlane, secret, deps.signal);
     }
-    const kind = decision.kind === 'create' ? 'created' : decision.kind === 'update' ? 'updated' : 'unchanged';
+    const kind =
+      decision.kind === 'create' ? 'created' : decision.kind === 'update' ? 'updated' : 'unchanged';
     deps.log.info({ cluster: req.name, id, outcome: kind }, 'cluster joined in Push mode');
     return { cluster, kind };
   } catch (err: unknown) {
@@ -144,7 +149,8 @@ async function memberId(kc: KubeConfig, endpoint: string, signal: AbortSignal): 
       { signal },
     );
     const uid = ns.metadata.uid ?? '';
-    if (uid === '') throw new ConfigError([`the member at ${endpoint} has a kube-system namespace without uid`]);
+    if (uid === '')
+      throw new ConfigError([`the member at ${endpoint} has a kube-system namespace without uid`]);
     return uid;
   } catch (err: unknown) {
     if (err instanceof ConfigError || !(err instanceof KubeError)) throw err;
@@ -156,7 +162,10 @@ async function ensureControlPlaneNamespace(kc: KubeConfig, name: string, signal:
   const client = new ResourceClient<Namespace>(kc, NAMESPACE_RESOURCE);
   if ((await client.find(name, { signal })) !== undefined) return;
   await client
-    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [labels.system]: 'true' } } }, { signal })
+    .create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [labels.system]: 'true' } } },
+      { signal },
+    )
     .catch((err: unknown) => {
       if (!isAlreadyExists(err)) throw err;
     });
@@ -171,5 +180,8 @@ async function putSecret(kc: KubeConfig, secret: Secret, signal: AbortSignal): P
     await client.create(secret, { signal });
     return;
   }
-  await client.replace({ ...current, metadata: { ...current.metadata, ...secret.metadata }, data: secret.data }, { signal });
+  await client.replace(
+    { ...current, metadata: { ...current.metadata, ...secret.metadata }, data: secret.data ?? {} },
+    { signal },
+  );
 }

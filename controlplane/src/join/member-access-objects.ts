@@ -32,7 +32,10 @@ export async function removeMemberAccess(
   const deleted: string[] = [];
   for (const [resource, key] of targets) {
     try {
-      await new ResourceClient<KubeObject>(member, resource).delete(key, signal === undefined ? {} : { signal });
+      await new ResourceClient<KubeObject>(member, resource).delete(
+        key,
+        signal === undefined ? {} : { signal },
+      );
       deleted.push(`${resource.kind ?? resource.plural}/${key}`);
     } catch (err: unknown) {
       if (!isNotFound(err)) throw err;

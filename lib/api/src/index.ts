@@ -23,3 +23,4 @@ export * from './label-selector.ts';
 export * from './annotation-values.ts';
 export * from './fence.ts';
 export * from './member-access.ts';
+export * from './cluster-name.ts';

@@ -52,3 +52,28 @@ export { FENCE_RECORD_NAME, MemberFenceStore, type FenceRecordStore } from './fe
 export { SelfFence, type SelfFenceDeps } from './fence/self-fence.ts';
 
 export { without } from './object-fields.ts';
+
+// Registration: a member as a Cluster (by its agent, or by a Push join) and its credentials.
+export {
+  credentialNames,
+  reportsAnything,
+  secretRefs,
+  type CredentialNames,
+  type ReportedSecrets,
+} from './registration/credential-names.ts';
+export {
+  CLUSTER_ROLE_BINDING_RESOURCE,
+  CLUSTER_ROLE_RESOURCE,
+  EVERY_VERB_RULES,
+  SECRET_RESOURCE,
+  SERVICE_ACCOUNT_RESOURCE,
+  controlPlaneSecrets,
+  type MemberTokens,
+  type Secret,
+} from './registration/credentials-plan.ts';
+export { ensureMemberCredentials, type MemberCredentialsDeps } from './registration/member-credentials.ts';
+export {
+  decideRegistration,
+  type RegistrationDecision,
+  type RegistrationInput,
+} from './registration/registration-plan.ts';

@@ -4,34 +4,25 @@
  * before the next one starts), so the deadline is also how long a call hanging on a dead link holds
  * the next attempt back.
  *
- * A sign of life is worth waiting for as long as it can still arrive before the last one lapses:
- * the control plane counts a Lease renewal for its grace period, which by default is the Lease
- * duration (40 s), so an attempt may run until the last success + the Lease duration − a margin.
- * A fixed timeout of one interval would instead fail every attempt over a link whose round trip is
- * longer than the interval, and the Lease would lapse although each request could have arrived in
- * time. The last success counts from when it ended, the moment the agent knows it landed: counted
- * from its start, its round trip would be taken off the next attempt's time as well.
- *
- * The margin is one interval (the renew interval, or the status period). The control plane counts
- * from the time stamped in the write, which is older than the moment the agent learns of its
- * success by that write's round trip: ending one interval early cuts an attempt before the control
- * plane's grace runs out for round trips up to one interval, so its failure is counted, and the
- * reconnection noticed, before the control plane can mark the cluster Unknown. An attempt that
- * starts one interval after a success still has the Lease duration − two intervals (20 s of the
- * default 40 s) to finish.
+ * A sign of life is worth waiting for as long as it can still arrive before the last one lapses.
+ * The control plane counts a renewal at the moment it sees it, for its grace period, which by
+ * default is the Lease duration (40 s). It saw the last success half a round trip before the agent
+ * learned of it, and sees the next one half a round trip before the agent does: so an answer that
+ * comes by the last success's end + the Lease duration came in time, and an attempt may run until
+ * then. A fixed timeout of one interval would instead fail every attempt over a link whose round
+ * trip is longer than the interval, and an attempt cut short costs its connection: the next one
+ * pays a TCP and TLS handshake, two round trips more, which over a slow link is what makes the
+ * Lease lapse. The last success counts from when it ended, the moment the agent knows it landed.
  *
  * Whatever is left until the lapse, an attempt gets at least one interval, and at least twice what
- * the last success took (up to the Lease duration − the margin). Past the lapse, against a link
- * that swallows requests, failures are counted every interval or so (a success over a sound link
- * takes milliseconds), and a link that comes back is soon used. Over a slow link a little jitter
- * does not cut a renewal short, which would cost it its connection and the next one a TLS
- * handshake, a round trip more; and a round trip that worked still has its time after a lapse. A
- * link that turns slower at once than both the time left and twice its last round trip is not
- * waited for (it is past what keeps a member Ready anyway).
+ * the last success took. Past the lapse, against a link that swallows requests, failures are
+ * counted every interval or so (a success over a sound link takes milliseconds), and a link that
+ * comes back is soon used; over a slow link a round trip that worked still has its time.
  *
- * An attempt therefore never runs as long as the Lease duration (at most the larger of one interval
- * and the Lease duration − one interval, the interval being shorter than the duration), which the
- * self-fence's timing relies on (docs/architecture.md).
+ * No attempt runs as long as the Lease duration: at most the Lease duration − one interval (or one
+ * interval, if that is longer), which the self-fence's timing relies on (docs/architecture.md). An
+ * attempt starts at least one interval after the last success, so that bound never cuts one short
+ * of the lapse.
  */
 
 /** The last attempt that succeeded, on the monotonic clock. */
@@ -53,17 +44,13 @@ export interface LivenessDeadlineInput {
   readonly intervalMs: number;
 }
 
-/** How much earlier than the lapse of the last success an attempt ends: one interval. */
-export function livenessMarginMs(intervalMs: number): number {
-  return intervalMs;
-}
-
 /** When this attempt must end (monotonic ms): never less than one interval after its start. */
 export function livenessDeadlineMs(input: LivenessDeadlineInput): number {
   const { startMs, lastSuccess, leaseDurationMs, intervalMs } = input;
-  const usefulMs = Math.max(intervalMs, leaseDurationMs - livenessMarginMs(intervalMs));
+  const longestMs = Math.max(intervalMs, leaseDurationMs - intervalMs);
   // Before the first success there is nothing to lapse: the attempt itself is the first sign.
-  const lapseMs = (lastSuccess?.endedAtMs ?? startMs) + usefulMs;
-  const floorMs = Math.max(intervalMs, Math.min(usefulMs, 2 * (lastSuccess?.tookMs ?? 0)));
-  return Math.max(lapseMs, startMs + floorMs);
+  if (lastSuccess === undefined) return startMs + longestMs;
+  const lapseMs = lastSuccess.endedAtMs + leaseDurationMs;
+  const floorMs = Math.max(intervalMs, Math.min(longestMs, 2 * lastSuccess.tookMs));
+  return Math.min(Math.max(lapseMs, startMs + floorMs), startMs + longestMs);
 }

@@ -7,7 +7,7 @@ import {
   tokenSecret,
   type Secret,
 } from './credentials-plan.ts';
-import { credentialNames } from './report-secrets.ts';
+import { credentialNames } from './credential-names.ts';
 
 const names = credentialNames('member1', 'karmada-cluster');
 const kinds = (credentials: boolean, impersonator: boolean): string[] =>

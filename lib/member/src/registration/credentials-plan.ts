@@ -12,7 +12,7 @@ import {
   type PolicyRule,
 } from '@kf/api';
 import type { KubeObject, ResourceDescriptor } from '@kf/kube';
-import type { CredentialNames, ReportedSecrets } from './report-secrets.ts';
+import type { CredentialNames, ReportedSecrets } from './credential-names.ts';
 
 export interface Secret extends KubeObject {
   readonly metadata: ObjectMeta;

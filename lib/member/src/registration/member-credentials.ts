@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { PolicyRule } from '@kf/api';
 import { KubeError, ResourceClient, isAlreadyExists } from '@kf/kube';
 import type { Logger } from '@kf/runtime';
 import {
@@ -19,7 +20,7 @@ import {
   type MemberTokens,
   type Secret,
 } from './credentials-plan.ts';
-import type { CredentialNames, ReportedSecrets } from './report-secrets.ts';
+import type { CredentialNames, ReportedSecrets } from './credential-names.ts';
 
 /** Upstream polls the token Secret every second for up to 30 s. */
 export const TOKEN_POLL_MS = 1_000;
@@ -29,6 +30,8 @@ export interface MemberCredentialsDeps {
   readonly member: KubeConfig;
   readonly names: CredentialNames;
   readonly reported: ReportedSecrets;
+  /** The credentials ClusterRole's rules (default: every verb on every resource, as an agent reports them). */
+  readonly rules?: readonly PolicyRule[];
   readonly log: Logger;
   readonly signal: AbortSignal;
   readonly tokenWaitMs?: number;
@@ -36,7 +39,7 @@ export interface MemberCredentialsDeps {
 
 /** Ensures the member objects and returns the tokens of the reported ServiceAccounts. */
 export async function ensureMemberCredentials(deps: MemberCredentialsDeps): Promise<MemberTokens> {
-  for (const step of memberCredentialSteps(deps.names, deps.reported)) await ensure(deps, step);
+  for (const step of memberCredentialSteps(deps.names, deps.reported, deps.rules)) await ensure(deps, step);
   const secrets = new ResourceClient<Secret>(deps.member, SECRET_RESOURCE);
   const { names, reported } = deps;
   return {

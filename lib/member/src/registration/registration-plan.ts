@@ -12,7 +12,7 @@ import {
   type LocalSecretReference,
   type SyncMode,
 } from '@kf/api';
-import { without } from '@kf/member';
+import { without } from '../object-fields.ts';
 
 /** What the agent knows about its member and was told by flags. */
 export interface RegistrationInput {
