@@ -153,9 +153,9 @@ describe('controlplane join', () => {
       insecureSkipTLSVerification: false,
       secretRef: { namespace: 'karmada-cluster', name: 'pushed' },
     });
-    const secret = (await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
+    const secret = await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
       'karmada-cluster/pushed',
-    )) as Secret;
+    );
     expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({
       kind: 'Cluster',
       name: 'pushed',
@@ -168,7 +168,7 @@ describe('controlplane join', () => {
     const me = await new ResourceClient<Review>(asPushed, SUBJECT_REVIEWS).create({
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'SelfSubjectReview',
-    } as Review);
+    });
     expect(me.status?.userInfo?.username).toBe('system:serviceaccount:karmada-cluster:karmada-pushed');
     // What the status and the Works need.
     expect(await can(asPushed, 'get', { resource: 'namespaces' })).toBe(true);
@@ -274,9 +274,9 @@ describe('controlplane join', () => {
 
 describe('controlplane unjoin', () => {
   it('removes the Cluster, its Secret and the member access; the token no longer works', async () => {
-    const secret = (await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
+    const secret = await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
       'karmada-cluster/pushed',
-    )) as Secret;
+    );
     const asPushed = asToken(Buffer.from(secret.data?.token ?? '', 'base64').toString());
 
     const out = await cli('unjoin', 'pushed', `--cluster-kubeconfig=${member.kubeconfigPath}`);

@@ -137,7 +137,7 @@ function memberEndpoint(kc: KubeConfig): {
   return {
     apiEndpoint: cluster.server.replace(/\/+$/, ''),
     proxyURL: cluster.proxyUrl ?? '',
-    insecureSkipTLSVerification: cluster.skipTLSVerify === true,
+    insecureSkipTLSVerification: cluster.skipTLSVerify,
   };
 }
 

@@ -8,10 +8,10 @@ describe('clusterNameProblem', () => {
     ['x'.repeat(48), undefined],
     ['', 'is required'],
     ['x'.repeat(49), 'must be at most 48 characters, got 49'],
-    ['Member1', expect.stringMatching(/^must be a DNS label/) as unknown as string],
-    ['-member', expect.stringMatching(/^must be a DNS label/) as unknown as string],
-    ['member_1', expect.stringMatching(/^must be a DNS label/) as unknown as string],
-    ['member.1', expect.stringMatching(/^must be a DNS label/) as unknown as string],
+    ['Member1', expect.stringMatching(/^must be a DNS label/)],
+    ['-member', expect.stringMatching(/^must be a DNS label/)],
+    ['member_1', expect.stringMatching(/^must be a DNS label/)],
+    ['member.1', expect.stringMatching(/^must be a DNS label/)],
   ])('%j: %s', (name, problem) => {
     expect(clusterNameProblem(name)).toEqual(problem);
   });

@@ -65,25 +65,30 @@ const ESCALATING_VERBS = ['bind', 'escalate', 'impersonate'] as const;
  * chart's values schema refuses them.
  */
 export function workloadRuleProblems(rules: readonly PolicyRule[]): string[] {
+  return rules.flatMap((rule, i) => ruleProblems(rule).map((problem) => `rule ${String(i + 1)}: ${problem}`));
+}
+
+function ruleProblems(rule: PolicyRule): string[] {
   const problems: string[] = [];
-  rules.forEach((rule, i) => {
-    const at = `rule ${String(i + 1)}`;
-    if (rule.verbs.length === 0) problems.push(`${at}: verbs must not be empty`);
-    if ((rule.resources ?? []).length === 0) problems.push(`${at}: resources must not be empty`);
-    if (rule.nonResourceURLs !== undefined) problems.push(`${at}: nonResourceURLs are not workload kinds`);
-    for (const [field, values] of [
-      ['apiGroups', rule.apiGroups ?? []],
-      ['resources', rule.resources ?? []],
-      ['verbs', rule.verbs],
-    ] as const) {
-      if (values.some((v) => v.includes('*'))) problems.push(`${at}: no wildcard in ${field}`);
-    }
-    for (const verb of ESCALATING_VERBS) {
-      if (rule.verbs.includes(verb)) problems.push(`${at}: the verb ${verb} is never granted`);
-    }
-    if ((rule.apiGroups ?? []).includes('rbac.authorization.k8s.io')) {
-      problems.push(`${at}: RBAC objects are not workload kinds`);
-    }
-  });
-  return problems;
+  if (rule.verbs.length === 0) problems.push('verbs must not be empty');
+  if ((rule.resources ?? []).length === 0) problems.push('resources must not be empty');
+  if (rule.nonResourceURLs !== undefined) problems.push('nonResourceURLs are not workload kinds');
+  for (const [field, values] of [
+    ['apiGroups', rule.apiGroups ?? []],
+    ['resources', rule.resources ?? []],
+    ['verbs', rule.verbs],
+  ] as const) {
+    if (values.some((v) => v.includes('*'))) problems.push(`no wildcard in ${field}`);
+  }
+  return [...problems, ...escalations(rule)];
+}
+
+/** What in a rule would let its holder change who may do what. */
+function escalations(rule: PolicyRule): string[] {
+  const found = ESCALATING_VERBS.filter((verb) => rule.verbs.includes(verb)).map(
+    (verb) => `the verb ${verb} is never granted`,
+  );
+  if ((rule.apiGroups ?? []).includes('rbac.authorization.k8s.io'))
+    found.push('RBAC objects are not workload kinds');
+  return found;
 }

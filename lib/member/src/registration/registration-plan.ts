@@ -65,43 +65,9 @@ export function decideRegistration(
   others: readonly Cluster[],
   input: RegistrationInput,
 ): RegistrationDecision {
-  const outside = [input.secretRef, input.impersonatorSecretRef].find(
-    (ref) => ref !== undefined && ref.namespace !== namespaces.cluster,
-  );
-  if (outside !== undefined) {
-    return {
-      kind: 'refuse',
-      reason:
-        `--cluster-namespace=${outside.namespace} with --report-secrets: member agents may write ` +
-        `credential Secrets only in ${namespaces.cluster} (admission policy ` +
-        `karmada-failover-agent-own-objects); use --cluster-namespace=${namespaces.cluster} or --report-secrets=None`,
-    };
-  }
+  const refused = refusal(existing, others, input);
+  if (refused !== undefined) return { kind: 'refuse', reason: refused };
   const mode = input.syncMode ?? syncModes.pull;
-  if (mode === syncModes.push && existing?.spec.syncMode === syncModes.pull) {
-    return {
-      kind: 'refuse',
-      reason:
-        `cluster ${input.name} is registered in Pull mode (its agent reports it); ` +
-        'remove that agent and its Cluster first, or join under another name',
-    };
-  }
-  const storedId = existing?.spec.id ?? '';
-  if (storedId !== '' && storedId !== input.id) {
-    return {
-      kind: 'refuse',
-      reason:
-        `cluster ${input.name} is already registered with id ${storedId}, but this member's id ` +
-        `(kube-system namespace UID) is ${input.id}; refusing to take it over`,
-    };
-  }
-  const twin = others.find((c) => c.metadata.name !== input.name && c.spec.id === input.id);
-  if (twin !== undefined) {
-    return {
-      kind: 'refuse',
-      reason: `this member (id ${input.id}) is already registered as cluster ${twin.metadata.name ?? ''}`,
-    };
-  }
   if (existing === undefined) {
     return {
       kind: 'create',
@@ -116,6 +82,42 @@ export function decideRegistration(
   const spec = mutateSpec(existing.spec, input);
   if (jsonEqual(spec, existing.spec)) return { kind: 'unchanged', cluster: existing };
   return { kind: 'update', cluster: { ...existing, spec } };
+}
+
+/** Why the registration cannot go on (see decideRegistration), or undefined. */
+function refusal(
+  existing: Cluster | undefined,
+  others: readonly Cluster[],
+  input: RegistrationInput,
+): string | undefined {
+  const outside = [input.secretRef, input.impersonatorSecretRef].find(
+    (ref) => ref !== undefined && ref.namespace !== namespaces.cluster,
+  );
+  if (outside !== undefined) {
+    return (
+      `--cluster-namespace=${outside.namespace} with --report-secrets: member agents may write ` +
+      `credential Secrets only in ${namespaces.cluster} (admission policy ` +
+      `karmada-failover-agent-own-objects); use --cluster-namespace=${namespaces.cluster} or --report-secrets=None`
+    );
+  }
+  if (input.syncMode === syncModes.push && existing?.spec.syncMode === syncModes.pull) {
+    return (
+      `cluster ${input.name} is registered in Pull mode (its agent reports it); ` +
+      'remove that agent and its Cluster first, or join under another name'
+    );
+  }
+  const storedId = existing?.spec.id ?? '';
+  if (storedId !== '' && storedId !== input.id) {
+    return (
+      `cluster ${input.name} is already registered with id ${storedId}, but this member's id ` +
+      `(kube-system namespace UID) is ${input.id}; refusing to take it over`
+    );
+  }
+  const twin = others.find((c) => c.metadata.name !== input.name && c.spec.id === input.id);
+  if (twin !== undefined) {
+    return `this member (id ${input.id}) is already registered as cluster ${twin.metadata.name ?? ''}`;
+  }
+  return undefined;
 }
 
 function mutateSpec(spec: ClusterSpec, input: RegistrationInput): ClusterSpec {
