@@ -20,6 +20,7 @@ import {
   DEFAULT_WORKLOAD_RULES,
   MEMBER_STATUS_RULES,
   clusterKind,
+  jsonEqual,
   labels,
   namespaces,
   syncModes,
@@ -29,6 +30,7 @@ import {
 } from '@kf/api';
 import { KubeError, ResourceClient, isAlreadyExists, type KubeObject } from '@kf/kube';
 import {
+  CLUSTER_ROLE_RESOURCE,
   SECRET_RESOURCE,
   controlPlaneSecrets,
   credentialNames,
@@ -105,6 +107,8 @@ export async function joinCluster(req: JoinRequest, deps: JoinDeps): Promise<Joi
       signal: deps.signal,
       ...(req.tokenWaitMs === undefined ? {} : { tokenWaitMs: req.tokenWaitMs }),
     });
+    // The role is join's own: joining again with other --rules changes it.
+    await syncRoleRules(deps.member, names.clusterRole, rules, deps.signal);
     await ensureControlPlaneNamespace(deps.controlPlane, names.namespace, deps.signal);
     const cluster =
       decision.kind === 'create'
@@ -156,6 +160,23 @@ async function memberId(kc: KubeConfig, endpoint: string, signal: AbortSignal): 
     if (err instanceof ConfigError || !(err instanceof KubeError)) throw err;
     throw new ConfigError([`cannot read the member's kube-system namespace at ${endpoint}: ${err.message}`]);
   }
+}
+
+interface ClusterRole extends KubeObject {
+  readonly rules?: readonly PolicyRule[];
+}
+
+/** Writes `rules` into the member ClusterRole when they differ (a Conflict is the operator's to retry). */
+async function syncRoleRules(
+  kc: KubeConfig,
+  name: string,
+  rules: readonly PolicyRule[],
+  signal: AbortSignal,
+): Promise<void> {
+  const roles = new ResourceClient<ClusterRole>(kc, CLUSTER_ROLE_RESOURCE);
+  const role = await roles.get(name, { signal });
+  if (jsonEqual(role.rules ?? [], rules)) return;
+  await roles.replace({ ...role, rules: rules.map((rule) => ({ ...rule })) }, { signal });
 }
 
 async function ensureControlPlaneNamespace(kc: KubeConfig, name: string, signal: AbortSignal): Promise<void> {
