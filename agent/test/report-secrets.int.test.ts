@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKind, type Cluster } from '@kf/api';
 import { KubeError, ResourceClient, loadKubeConfig, type KubeObject } from '@kf/kube';
 import {
+  canI,
   agentKubeconfig,
   applyAgentAccess,
   eventually,
@@ -170,26 +171,10 @@ const startMember1Agent = (name: string): Promise<AgentProcess> =>
     flags: [`--kubeconfig=${agentMemberKubeconfig}`, `--report-secrets=${REPORT_BOTH}`],
   });
 
-interface AccessReview extends KubeObject {
-  readonly status?: { readonly allowed?: boolean };
-}
-
 /** `kubectl auth can-i '*' '*'` asked by the holder of `kc` itself; a token the server rejects can do nothing. */
 async function canDoEverything(kc: KubeConfig): Promise<boolean> {
-  const reviews = new ResourceClient<AccessReview>(kc, {
-    group: 'authorization.k8s.io',
-    version: 'v1',
-    plural: 'selfsubjectaccessreviews',
-    namespaced: false,
-    kind: 'SelfSubjectAccessReview',
-  });
   try {
-    const review = await reviews.create({
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { verb: '*', group: '*', resource: '*' } },
-    } as AccessReview);
-    return review.status?.allowed === true;
+    return await canI(kc, '*', { group: '*', resource: '*' });
   } catch (err: unknown) {
     if (err instanceof KubeError && err.code === 'Unauthorized') return false;
     throw err;

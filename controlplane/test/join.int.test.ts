@@ -14,37 +14,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, type Cluster } from '@kf/api';
 import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
-import { CONTROLPLANE_MAIN, startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
+import {
+  CONTROLPLANE_MAIN,
+  canI,
+  startFederation,
+  v1Resource,
+  whoAmI,
+  type LocalCluster,
+  type LocalFederation,
+} from '@kf/testing';
 
 const run = promisify(execFile);
 
-const resource = (group: string, plural: string, kind: string, namespaced: boolean): ResourceDescriptor => ({
-  group,
-  version: 'v1',
-  plural,
-  kind,
-  namespaced,
-});
-const NAMESPACES = resource('', 'namespaces', 'Namespace', false);
-const SECRETS = resource('', 'secrets', 'Secret', true);
-const SERVICE_ACCOUNTS = resource('', 'serviceaccounts', 'ServiceAccount', true);
-const CLUSTER_ROLES = resource('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', false);
-const ACCESS_REVIEWS = resource(
-  'authorization.k8s.io',
-  'selfsubjectaccessreviews',
-  'SelfSubjectAccessReview',
-  false,
-);
-const SUBJECT_REVIEWS = resource('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', false);
+const NAMESPACES = v1Resource('', 'namespaces', 'Namespace', false);
+const SECRETS = v1Resource('', 'secrets', 'Secret', true);
+const SERVICE_ACCOUNTS = v1Resource('', 'serviceaccounts', 'ServiceAccount', true);
+const CLUSTER_ROLES = v1Resource('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', false);
 
 interface Secret extends KubeObject {
   readonly metadata?: KubeObject['metadata'] & {
     readonly ownerReferences?: readonly { kind: string; name: string; uid: string }[];
   };
   readonly data?: Record<string, string>;
-}
-interface Review extends KubeObject {
-  readonly status?: { readonly allowed?: boolean; readonly userInfo?: { readonly username?: string } };
 }
 
 let fed: LocalFederation;
@@ -95,19 +86,6 @@ function asToken(token: string): KubeConfig {
     currentContext: 't',
   });
   return kc;
-}
-
-async function can(
-  kc: KubeConfig,
-  verb: string,
-  what: { group?: string; resource: string; namespace?: string },
-): Promise<boolean> {
-  const review = await new ResourceClient<Review>(kc, ACCESS_REVIEWS).create({
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: 'SelfSubjectAccessReview',
-    spec: { resourceAttributes: { verb, ...what } },
-  } as Review);
-  return review.status?.allowed === true;
 }
 
 function expectOneLine(out: Outcome, line: RegExp): void {
@@ -165,26 +143,22 @@ describe('controlplane join', () => {
     expect(Buffer.from(secret.data?.caBundle ?? '', 'base64').toString()).toMatch(/BEGIN CERTIFICATE/);
 
     const asPushed = asToken(token);
-    const me = await new ResourceClient<Review>(asPushed, SUBJECT_REVIEWS).create({
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'SelfSubjectReview',
-    });
-    expect(me.status?.userInfo?.username).toBe('system:serviceaccount:karmada-cluster:karmada-pushed');
+    expect((await whoAmI(asPushed)).username).toBe('system:serviceaccount:karmada-cluster:karmada-pushed');
     // What the status and the Works need.
-    expect(await can(asPushed, 'get', { resource: 'namespaces' })).toBe(true);
-    expect(await can(asPushed, 'list', { resource: 'nodes' })).toBe(true);
-    expect(await can(asPushed, 'watch', { resource: 'pods' })).toBe(true);
+    expect(await canI(asPushed, 'get', { resource: 'namespaces' })).toBe(true);
+    expect(await canI(asPushed, 'list', { resource: 'nodes' })).toBe(true);
+    expect(await canI(asPushed, 'watch', { resource: 'pods' })).toBe(true);
     expect(
-      await can(asPushed, 'patch', { group: 'apps', resource: 'deployments', namespace: 'default' }),
+      await canI(asPushed, 'patch', { group: 'apps', resource: 'deployments', namespace: 'default' }),
     ).toBe(true);
     // Nothing that changes who may do what.
-    expect(await can(asPushed, '*', { group: '*', resource: '*' })).toBe(false);
+    expect(await canI(asPushed, '*', { group: '*', resource: '*' })).toBe(false);
     expect(
-      await can(asPushed, 'create', { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }),
+      await canI(asPushed, 'create', { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' }),
     ).toBe(false);
-    expect(await can(asPushed, 'impersonate', { resource: 'users' })).toBe(false);
+    expect(await canI(asPushed, 'impersonate', { resource: 'users' })).toBe(false);
     expect(
-      await can(asPushed, 'create', { group: 'apps', resource: 'deployments/scale', namespace: 'default' }),
+      await canI(asPushed, 'create', { group: 'apps', resource: 'deployments/scale', namespace: 'default' }),
     ).toBe(false);
   });
 

@@ -11,8 +11,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
-import { eventually, startFederation, type LocalCluster, type LocalFederation } from '@kf/testing';
+import { KubeError, ResourceClient, type KubeObject } from '@kf/kube';
+import {
+  canI,
+  eventually,
+  startFederation,
+  v1Resource,
+  whoAmI,
+  type LocalCluster,
+  type LocalFederation,
+} from '@kf/testing';
 import {
   CLUSTER_ROLE_BINDING_RESOURCE,
   CLUSTER_ROLE_RESOURCE,
@@ -36,23 +44,9 @@ const PROBE_SA = 'kf-karmada-failover-member-probe';
 /** The ClusterRole of every verb behind --report-secrets=KubeCredentials (not rendered by default). */
 const CREDENTIALS_ROLE = credentialNames('member1', 'karmada-cluster').clusterRole;
 
-const resource = (group: string, plural: string, kind: string, namespaced: boolean): ResourceDescriptor => ({
-  group,
-  version: 'v1',
-  plural,
-  kind,
-  namespaced,
-});
-const PODS = resource('', 'pods', 'Pod', true);
-const DEPLOYMENTS = resource('apps', 'deployments', 'Deployment', true);
-const ROLE_BINDINGS = resource('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', true);
-const ACCESS_REVIEWS = resource(
-  'authorization.k8s.io',
-  'selfsubjectaccessreviews',
-  'SelfSubjectAccessReview',
-  false,
-);
-const SUBJECT_REVIEWS = resource('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', false);
+const PODS = v1Resource('', 'pods', 'Pod', true);
+const DEPLOYMENTS = v1Resource('apps', 'deployments', 'Deployment', true);
+const ROLE_BINDINGS = v1Resource('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', true);
 
 interface NodeObject extends KubeObject {
   readonly metadata?: KubeObject['metadata'] & { readonly labels?: Record<string, string> };
@@ -63,14 +57,6 @@ interface NodeObject extends KubeObject {
 }
 interface PodObject extends KubeObject {
   readonly spec?: { readonly nodeName?: string; readonly serviceAccountName?: string };
-}
-interface AccessReview extends KubeObject {
-  readonly status?: { readonly allowed?: boolean };
-}
-interface SubjectReview extends KubeObject {
-  readonly status?: {
-    readonly userInfo?: { readonly username?: string; readonly extra?: Record<string, string[]> };
-  };
 }
 
 let fed: LocalFederation;
@@ -109,20 +95,6 @@ const status = (p: Promise<unknown>): Promise<number | undefined> =>
     () => 200,
     (e: unknown) => (e instanceof KubeError ? e.status : undefined),
   );
-
-/** `kubectl auth can-i`, asked by the identity itself (a SelfSubjectAccessReview). */
-async function can(
-  kc: KubeConfig,
-  verb: string,
-  what: { group?: string; resource: string; name?: string; namespace?: string },
-): Promise<boolean> {
-  const review = await new ResourceClient<AccessReview>(kc, ACCESS_REVIEWS).create({
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: 'SelfSubjectAccessReview',
-    spec: { resourceAttributes: { verb, ...what } },
-  } as AccessReview);
-  return review.status?.allowed === true;
-}
 
 const clusterRoleBinding = (name: string, role: string) => ({
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -184,7 +156,7 @@ describe('the agent ServiceAccount', () => {
       ['create', { resource: 'serviceaccounts/token', namespace: NS }],
     ] as const) {
       expect(
-        await can(asAgent, verb, what),
+        await canI(asAgent, verb, what),
         `${verb} ${what.resource} ${'name' in what ? what.name : ''}`,
       ).toBe(false);
     }
@@ -255,11 +227,8 @@ describe('the agent ServiceAccount', () => {
       minted = (await secrets.get('kube-system/someone-else-token')).data?.token ?? '';
       return minted !== '';
     });
-    const review = await new ResourceClient<SubjectReview>(
-      await tokenKubeConfig(Buffer.from(minted, 'base64').toString()),
-      SUBJECT_REVIEWS,
-    ).create({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
-    expect(review.status?.userInfo?.username).toBe('system:serviceaccount:kube-system:someone-else');
+    const minter = await whoAmI(await tokenKubeConfig(Buffer.from(minted, 'base64').toString()));
+    expect(minter.username).toBe('system:serviceaccount:kube-system:someone-else');
     await secrets.delete('kube-system/someone-else-token');
   });
 
@@ -320,7 +289,7 @@ describe('the agent ServiceAccount', () => {
     ] as const) {
       expect(await status(attempt()), what).toBe(403);
     }
-    expect(await can(asAgent, '*', { group: '*', resource: '*' })).toBe(false);
+    expect(await canI(asAgent, '*', { group: '*', resource: '*' })).toBe(false);
     // With the chart's defaults there is no role of every verb to read, nor a token bound to one.
     expect(
       await status(new ResourceClient<KubeObject>(asAgent, CLUSTER_ROLE_RESOURCE).get(CREDENTIALS_ROLE)),
@@ -343,12 +312,9 @@ describe('the probe ServiceAccount', () => {
   const adminNodes = () => new ResourceClient<NodeObject>(member.kubeConfig(), NODE_RESOURCE);
 
   it('carries its pod node in its token (authentication.kubernetes.io/node-name)', async () => {
-    const review = await new ResourceClient<SubjectReview>(asProbeOnA, SUBJECT_REVIEWS).create({
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'SelfSubjectReview',
-    });
-    expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:${NS}:${PROBE_SA}`);
-    expect(review.status?.userInfo?.extra?.['authentication.kubernetes.io/node-name']).toEqual([nodeA]);
+    const probe = await whoAmI(asProbeOnA);
+    expect(probe.username).toBe(`system:serviceaccount:${NS}:${PROBE_SA}`);
+    expect(probe.extra?.['authentication.kubernetes.io/node-name']).toEqual([nodeA]);
   });
 
   it('writes its own Node condition with its token, and 403 on another Node', async () => {

@@ -152,3 +152,4 @@ export {
   NOT_READY_NO_EXECUTE,
   type KarmadaFederationOptions,
 } from './karmada-federation.ts';
+export { canI, v1Resource, whoAmI, type AccessTarget } from './access-review.ts';
