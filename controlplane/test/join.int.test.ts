@@ -7,12 +7,13 @@
  * Bad input ends in one line and exit 2 with nothing made; unjoin takes everything back.
  */
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, type Cluster } from '@kf/api';
+import { pushMemberAccess, type Secret } from '@kf/member';
 import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
 import {
   CONTROLPLANE_MAIN,
@@ -30,13 +31,6 @@ const NAMESPACES = v1Resource('', 'namespaces', 'Namespace', false);
 const SECRETS = v1Resource('', 'secrets', 'Secret', true);
 const SERVICE_ACCOUNTS = v1Resource('', 'serviceaccounts', 'ServiceAccount', true);
 const CLUSTER_ROLES = v1Resource('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', false);
-
-interface Secret extends KubeObject {
-  readonly metadata?: KubeObject['metadata'] & {
-    readonly ownerReferences?: readonly { kind: string; name: string; uid: string }[];
-  };
-  readonly data?: Record<string, string>;
-}
 
 let fed: LocalFederation;
 let member: LocalCluster;
@@ -134,13 +128,29 @@ describe('controlplane join', () => {
     const secret = await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
       'karmada-cluster/pushed',
     );
-    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({
+    expect(secret.metadata.ownerReferences?.[0]).toMatchObject({
       kind: 'Cluster',
       name: 'pushed',
       uid: cluster.metadata.uid,
     });
     const token = Buffer.from(secret.data?.token ?? '', 'base64').toString();
     expect(Buffer.from(secret.data?.caBundle ?? '', 'base64').toString()).toMatch(/BEGIN CERTIFICATE/);
+
+    // What the control plane will use for this Push cluster reaches the member, TLS verified
+    // against the caBundle; a CA that is not the member's is refused.
+    const access = pushMemberAccess(cluster, secret);
+    expect(access.kind).toBe('ready');
+    if (access.kind !== 'ready') return;
+    expect(
+      (await new ResourceClient<KubeObject>(access.kubeConfig, NAMESPACES).get('kube-system')).metadata?.uid,
+    ).toBe(kubeSystem.metadata?.uid);
+    // A certificate that signed nothing the member serves (its admin client certificate).
+    const otherCa = (await readFile(member.adminTls.certFile)).toString('base64');
+    const wrongCa = pushMemberAccess(cluster, { ...secret, data: { ...secret.data, caBundle: otherCa } });
+    if (wrongCa.kind !== 'ready') throw new Error(wrongCa.problem);
+    await expect(
+      new ResourceClient<KubeObject>(wrongCa.kubeConfig, NAMESPACES).get('kube-system'),
+    ).rejects.toThrow();
 
     const asPushed = asToken(token);
     expect((await whoAmI(asPushed)).username).toBe('system:serviceaccount:karmada-cluster:karmada-pushed');

@@ -77,3 +77,4 @@ export {
   type RegistrationDecision,
   type RegistrationInput,
 } from './registration/registration-plan.ts';
+export { pushMemberAccess, pushSecretKey, type PushAccess } from './member/push-access.ts';
