@@ -261,9 +261,38 @@ async function probeDecision(ctx: Context): Promise<{ scheduled: number; works: 
   return { scheduled, works: worksSeconds };
 }
 
+interface CoreEvent {
+  readonly metadata: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly creationTimestamp?: string;
+  };
+  readonly reason?: string;
+  readonly involvedObject?: { readonly kind?: string };
+}
+
+/** The Events made since `sinceMs`, by kind and reason: what a restart said, if anything. */
+async function logEventsSince(ctx: Context, sinceMs: number): Promise<void> {
+  const events = new ResourceClient<CoreEvent>(ctx.fed.controlPlaneKubeConfig(), {
+    group: '',
+    version: 'v1',
+    plural: 'events',
+    kind: 'Event',
+    namespaced: true,
+  });
+  const counts = new Map<string, number>();
+  for (const e of (await events.list()).items) {
+    if (Date.parse(e.metadata.creationTimestamp ?? '') < sinceMs - 1_000) continue;
+    const key = `${e.involvedObject?.kind ?? '?'} ${e.reason ?? '?'}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1])) log(`events over the restart ${key}: ${n}`);
+}
+
 async function restart(ctx: Context): Promise<void> {
   const { fed, memory: sampler, url } = ctx;
   const writesBefore = apiWrites(await apiServerMetrics(fed));
+  const restartWallMs = Date.now();
   const stoppingAt = performance.now();
   await fed.controlPlaneProcess.stop();
   const stopped = since(stoppingAt);
@@ -282,6 +311,7 @@ async function restart(ctx: Context): Promise<void> {
     .filter(([k, v]) => v > 0 && !k.includes(' leases '))
     .sort((a, b) => b[1] - a[1]);
   for (const [k, v] of delta) log(`api writes over the restart ${k}: ${v}`);
+  await logEventsSince(ctx, restartWallMs);
   const rss = (await sampler.sample(url))?.rss ?? 0;
   const readyOffset = (fromReady - startAt) / 1000;
   print(

@@ -19,6 +19,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { annotations } from '@kf/api';
 import { leaseRenewedAtMs } from '@kf/kube';
 import {
   ClusterHistory,
@@ -37,7 +38,7 @@ import {
   type TaintAdded,
 } from '@kf/testing';
 import { READY_BOUND_MS, placeOn } from './partition-cells.ts';
-import { agentMetric, memberCopy, placement } from './support.ts';
+import { agentMetric, eventsAbout, memberCopy, placement } from './support.ts';
 
 const OFFSETS = ['-60s', '+60s', '+10m'] as const;
 /** Latency added each way, as a fraction of the grace period. */
@@ -108,9 +109,17 @@ interface ClockReport extends Watched {
   readonly killedAtMs: number;
   /** When Ready was first Unknown after the kill (undefined: not within UNKNOWN_WAIT_MS). */
   readonly unknownAtMs: number | undefined;
+  /** The offset the control plane recorded on the Cluster by the end of the alive window. */
+  readonly recordedOffset: string | undefined;
+  /** ClusterClockOffset Warning Events about the Cluster by then. */
+  readonly offsetWarnings: number;
 }
 
 interface LatencyReport extends Watched {
+  /** The offset recorded on the Cluster at the end of the slow period (none: the clocks agree). */
+  readonly recordedOffset: string | undefined;
+  /** ClusterClockOffset Warning Events about the Cluster by the end of the window. */
+  readonly offsetWarnings: number;
   readonly restoredAtMs: number;
   readonly readyAtMs: number;
   readonly renewalsFailed: number;
@@ -218,6 +227,10 @@ async function runClockCell(
   await sleep(Math.max(0, fromMs + aliveMs - Date.now()));
   const toMs = Date.now();
   const alive = await watched(f, h, { member, deployment, initialUid }, { fromMs, toMs });
+  const recordedOffset = (await f.clusters.get(member)).metadata.annotations?.[
+    annotations.clockOffsetSeconds
+  ];
+  const offsetWarnings = (await eventsAbout(f, member, 'ClusterClockOffset')).length;
   const killedAtMs = await killAfterRenewal(f, member);
   const unknownAtMs = await h.firstMatchWithin(
     member,
@@ -225,7 +238,7 @@ async function runClockCell(
     (c) => c.ready === 'Unknown',
     UNKNOWN_WAIT_MS,
   );
-  return { ...alive, restartedAtMs, leaseSkewMs, killedAtMs, unknownAtMs };
+  return { ...alive, restartedAtMs, leaseSkewMs, killedAtMs, unknownAtMs, recordedOffset, offsetWarnings };
 }
 
 /**
@@ -294,9 +307,11 @@ async function runLatencyCell(
   const link = f.links.agentToControlPlane(member);
   const fromMs = Date.now();
   let restoredAtMs: number;
+  let recordedOffset: string | undefined;
   try {
     link.delay(delayOf(f, cell));
     await sleep(3 * f.timing.monitorGraceSeconds * 1000);
+    recordedOffset = (await f.clusters.get(member)).metadata.annotations?.[annotations.clockOffsetSeconds];
   } finally {
     link.restore();
     restoredAtMs = Date.now();
@@ -307,8 +322,11 @@ async function runLatencyCell(
   await sleep(Math.max(0, fromMs + settleMs(f.timing) - Date.now()));
   const toMs = Date.now();
   const renewalsFailed = (await agentMetric(f, member, RENEW_FAILURES)) - failedBefore;
+  const offsetWarnings = (await eventsAbout(f, member, 'ClusterClockOffset')).length;
   return {
     ...(await watched(f, h, { member, deployment, initialUid }, { fromMs, toMs })),
+    recordedOffset,
+    offsetWarnings,
     restoredAtMs,
     readyAtMs,
     renewalsFailed,
@@ -414,6 +432,11 @@ export function defineClockTests(): void {
         expect(described(r)).toEqual([]);
         expect(r.taintsHeld.map(shortTaint)).toEqual([]);
         expectNotEvicted(r);
+        // The offset is shown, not obeyed: recorded on the Cluster, with one Warning Event.
+        expect(Math.abs(Number(r.recordedOffset) * 1000 - parseClockOffset(cell.offset))).toBeLessThanOrEqual(
+          3_000,
+        );
+        expect(r.offsetWarnings).toBe(1);
       },
     );
 
@@ -442,6 +465,9 @@ export function defineClockTests(): void {
         }
         expectNotEvicted(r);
         expect(r.readyAtMs - r.restoredAtMs).toBeLessThanOrEqual(READY_BOUND_MS);
+        // A slow link is no clock offset: its delay only lowers the samples, the least delayed counts.
+        expect(r.recordedOffset).toBeUndefined();
+        expect(r.offsetWarnings).toBe(0);
       },
     );
   });

@@ -8,7 +8,7 @@
  * change signals: a renewal counts at the moment this process saw `renewTime` take a value it had
  * not seen, and a status post at the moment it saw Ready take a new status or transition time,
  * both measured on the monotonic clock. The remote value itself is only read to estimate the skew
- * (the member's `renewTime` minus the moment it was seen, smoothed), which is shown, never obeyed.
+ * (the member's `renewTime` minus the moment it was seen, the least delayed of the last ten), which is shown, never obeyed.
  *
  * First sight counts as a sign of life: a process that starts (or becomes leader, or was cut off
  * from its API server, see {@link MemberObservations.forgetAll}) did not witness any silence, so
@@ -46,8 +46,15 @@ export interface MemberLook {
 
 /** Renewal values remembered per member, so a lagging reader never counts an old one again. */
 const RECENT_RENEWALS = 4;
-/** Weight of a new skew sample in the smoothed offset: about the last ten renewals count. */
-const OFFSET_SMOOTHING = 0.2;
+/**
+ * Offset samples kept per member. A sample is the renewal's stamp minus the moment it was seen:
+ * the offset less the renewal's delay (writing, then delivering it), which is never negative. The
+ * largest recent sample is the least delayed, so it stands for the offset: a slow API server makes
+ * the others smaller, not the estimate (unless every one of these renewals was slow).
+ */
+const OFFSET_SAMPLES = 10;
+/** Samples needed before an offset is told: one slow renewal after a restart is not a clock. */
+const OFFSET_MIN_SAMPLES = 3;
 
 interface ConditionSighting {
   /** `status` and `lastTransitionTime` as written: a change of either is a transition. */
@@ -60,7 +67,8 @@ interface Member {
   lastSignMono: number;
   readonly recentRenewals: string[];
   readonly conditions: Map<string, ConditionSighting>;
-  offsetMs: number | undefined;
+  /** The latest offset samples, oldest first. */
+  readonly offsetSamples: number[];
 }
 
 export class MemberObservations {
@@ -103,7 +111,7 @@ export class MemberObservations {
       lastSignMono: mono,
       recentRenewals: signals.renewTime === undefined ? [] : [signals.renewTime],
       conditions: new Map(),
-      offsetMs: undefined,
+      offsetSamples: [],
     };
     this.#members.set(name, member);
     return member;
@@ -116,7 +124,9 @@ export class MemberObservations {
     member.recentRenewals.push(renewTime);
     if (member.recentRenewals.length > RECENT_RENEWALS) member.recentRenewals.shift();
     const renewedAtMs = parseMicroTime(renewTime);
-    if (renewedAtMs !== undefined) member.offsetMs = smoothed(member.offsetMs, renewedAtMs - wall);
+    if (renewedAtMs === undefined) return;
+    member.offsetSamples.push(renewedAtMs - wall);
+    if (member.offsetSamples.length > OFFSET_SAMPLES) member.offsetSamples.shift();
   }
 
   /**
@@ -131,15 +141,19 @@ export class MemberObservations {
     return seen.sinceWallMs;
   }
 
-  /** The member's clock minus this process's, smoothed; undefined before its second renewal. */
+  /** The member's clock minus this process's (least delayed recent sample); undefined until three renewals were seen change. */
   clockOffsetMs(name: string): number | undefined {
-    return this.#members.get(name)?.offsetMs;
+    const member = this.#members.get(name);
+    return member === undefined ? undefined : offsetOf(member);
   }
 
   /** Every member with a known clock offset. */
   clockOffsets(): ReadonlyMap<string, number> {
     const offsets = new Map<string, number>();
-    for (const [name, m] of this.#members) if (m.offsetMs !== undefined) offsets.set(name, m.offsetMs);
+    for (const [name, m] of this.#members) {
+      const offset = offsetOf(m);
+      if (offset !== undefined) offsets.set(name, offset);
+    }
     return offsets;
   }
 
@@ -165,6 +179,7 @@ function sinceAtFirstSight(condition: ClusterCondition, wallMs: number): number 
   return transition === undefined ? wallMs : Math.min(transition, wallMs);
 }
 
-function smoothed(previous: number | undefined, sample: number): number {
-  return previous === undefined ? sample : previous + OFFSET_SMOOTHING * (sample - previous);
+/** The member's offset: its least delayed recent sample (see OFFSET_SAMPLES). */
+function offsetOf(member: Member): number | undefined {
+  return member.offsetSamples.length < OFFSET_MIN_SAMPLES ? undefined : Math.max(...member.offsetSamples);
 }
