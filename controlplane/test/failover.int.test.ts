@@ -99,14 +99,15 @@ describe('health, taints and eviction', () => {
     expect(silentMs).toBeGreaterThanOrEqual(GRACE_MS);
     expect(silentMs).toBeLessThanOrEqual(GRACE_MS + MONITOR_PERIOD_MS + 300); // + one poll and a write
 
-    // NoSchedule at once; NoExecute per the default policy.
+    // NoSchedule at once; NoExecute per the default policy (no hold here). Each is a watch event
+    // and a write away: 5 s leaves room for a full suite's load, far below any hold time.
     const taintKeys = async (): Promise<string[]> =>
       ((await plane.clusters.get('down')).spec.taints ?? []).map((t) => `${t.key}:${t.effect}`);
     await expect
-      .poll(taintKeys, { timeout: 2_000, interval: 100 })
+      .poll(taintKeys, { timeout: 5_000, interval: 100 })
       .toEqual(expect.arrayContaining([`${clusterTaintKeys.unreachable}:NoSchedule`]));
     await expect
-      .poll(taintKeys, { timeout: 2_000, interval: 100 })
+      .poll(taintKeys, { timeout: 5_000, interval: 100 })
       .toEqual(expect.arrayContaining([`${clusterTaintKeys.notReady}:NoExecute`]));
 
     // The intolerant binding leaves at once, with a graceful eviction task stamped in the same
