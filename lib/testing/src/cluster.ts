@@ -6,7 +6,7 @@ import { writeKubeconfig } from './kubeconfig-file.ts';
 import { removeRunDir } from './run-dir.ts';
 import { ensureClusterPki, issueClientCert, issueServingCert, type ClusterPki } from './pki.ts';
 import { freePort } from './ports.ts';
-import { ManagedProcess } from './process.ts';
+import { ManagedProcess, logTail } from './process.ts';
 import { httpsStatus, waitUntil } from './readiness.ts';
 import type { ClusterHandle } from './types.ts';
 
@@ -389,7 +389,6 @@ export class LocalCluster implements ClusterHandle {
 
   /** Last lines of a process log, for error messages. */
   async logTail(process: 'etcd' | 'kube-apiserver', lines = 20): Promise<string> {
-    const text = await readFile(join(this.dir, 'logs', `${process}.log`), 'utf8').catch(() => '');
-    return text.split('\n').slice(-lines).join('\n');
+    return logTail(join(this.dir, 'logs', `${process}.log`), lines);
   }
 }

@@ -14,7 +14,7 @@ import { LocalCluster } from './cluster.ts';
 import { installCrds } from './crds.ts';
 import { CONTROL_PLANE_NAME, PID_FILE } from './federation.ts';
 import { freePort } from './ports.ts';
-import { ManagedProcess } from './process.ts';
+import { ManagedProcess, logTail } from './process.ts';
 import { httpsStatus, waitUntil } from './readiness.ts';
 import { newRunDir, removeRunDir } from './run-dir.ts';
 
@@ -25,6 +25,9 @@ const KARMADA_SYSTEM = 'karmada-system';
 const AGGREGATED_SERVICE = 'karmada-aggregated-apiserver';
 const CLUSTER_API = '/apis/cluster.karmada.io/v1alpha1';
 const READY_TIMEOUT_MS = 120_000;
+/** A controller-runtime component gets this long per start, and two starts. */
+const START_ATTEMPT_TIMEOUT_MS = 60_000;
+const START_ATTEMPTS = 2;
 
 export type KarmadaComponent = 'aggregated-apiserver' | 'webhook' | 'scheduler' | 'controller-manager';
 
@@ -163,34 +166,62 @@ export class KarmadaControlPlane {
     return { port: await freePort(), health: await freePort() };
   }
 
-  /** Starts a controller-runtime component and waits for its /healthz. */
+  /**
+   * Starts a controller-runtime component and waits for its /healthz. A component that is running
+   * but not healthy in time is started once more on new ports (its log says why, and the error
+   * quotes it): under a full suite's load a start has been seen to hang before its server came up.
+   */
   async #startComponent(
     bins: KarmadaBinaries,
     component: KarmadaComponent,
     extra: readonly string[],
   ): Promise<void> {
-    const ep = await this.#endpoint();
-    const p = this.#process(bins, component, [
-      '--leader-elect=false',
-      `--metrics-bind-address=127.0.0.1:${ep.port}`,
-      `--health-probe-bind-address=127.0.0.1:${ep.health}`,
-      '--v=2',
-      ...extra,
-    ]);
-    await p.start();
-    const healthz = `http://127.0.0.1:${ep.health}/healthz`;
-    await this.#waitFor(
-      p,
-      `karmada-${component} /healthz`,
-      async () =>
-        (await fetch(healthz, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.status === 200,
-    );
+    for (let attempt = 1; ; attempt++) {
+      const ep = await this.#endpoint();
+      const p = this.#process(bins, component, [
+        '--leader-elect=false',
+        `--metrics-bind-address=127.0.0.1:${ep.port}`,
+        `--health-probe-bind-address=127.0.0.1:${ep.health}`,
+        '--v=2',
+        ...extra,
+      ]);
+      await p.start();
+      const healthz = `http://127.0.0.1:${ep.health}/healthz`;
+      try {
+        await this.#waitFor(
+          p,
+          `karmada-${component} /healthz`,
+          async () =>
+            (await fetch(healthz, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.status ===
+            200,
+          START_ATTEMPT_TIMEOUT_MS,
+        );
+        return;
+      } catch (err: unknown) {
+        const running = p.isRunning();
+        await p.stop();
+        const tail = await logTail(p.logFile, 15);
+        if (attempt >= START_ATTEMPTS || !running) {
+          throw new Error(`${err instanceof Error ? err.message : String(err)}; its log ends:\n${tail}`, {
+            cause: err,
+          });
+        }
+        process.stderr.write(
+          `karmada-${component} not healthy, starting it again; its log ended:\n${tail}\n`,
+        );
+      }
+    }
   }
 
   /** Waits until `probe` holds, failing at once (with its log) if the component's process exits. */
-  async #waitFor(p: ManagedProcess, what: string, probe: () => Promise<boolean>): Promise<void> {
+  async #waitFor(
+    p: ManagedProcess,
+    what: string,
+    probe: () => Promise<boolean>,
+    timeoutMs = READY_TIMEOUT_MS,
+  ): Promise<void> {
     await waitUntil(what, probe, {
-      timeoutMs: READY_TIMEOUT_MS,
+      timeoutMs,
       intervalMs: 250,
       abortIf: () => (p.isRunning() ? undefined : `exited; see ${p.logFile}`),
     });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Every child still running, so that an exiting test process takes none of them along. */
@@ -24,6 +24,12 @@ export interface ProcessSpec {
   /** File where the pid is appended, so that a separate `down` command can find it. */
   readonly pidFile?: string;
   readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The last lines of a log file, for error messages ('' when it cannot be read). */
+export async function logTail(file: string, lines = 20): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.split('\n').slice(-lines).join('\n');
 }
 
 /** A long-running server process owned by the harness. */
