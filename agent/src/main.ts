@@ -6,7 +6,7 @@
  */
 import { CommanderError } from 'commander';
 import { renderAgentAccess } from '@kf/api';
-import { commandFailure, serviceFailure } from '@kf/kube';
+import { commandFailure, reportServiceFailure } from '@kf/kube';
 import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createAgent } from './app.ts';
 import { AGENT_VERSION, buildAgentCommand, throwInsteadOfExit } from './cli.ts';
@@ -52,10 +52,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // `run` is a service: once its flags are valid, a failure goes to its log and one plain line to stderr. The operator
     // commands print one line (an API server's refusal of the input exits 2, like a bad flag).
     if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
-      log.fatal({ err }, 'agent failed');
-      const failure = serviceFailure(err, 'agent');
-      console.error(failure.message);
-      return failure.exitCode;
+      return reportServiceFailure(err, 'agent', log);
     }
     const failure = commandFailure(err);
     if (failure.message !== undefined) console.error(failure.message);

@@ -5,7 +5,7 @@
  * failure, 2 bad flags or configuration).
  */
 import { CommanderError } from 'commander';
-import { commandFailure, serviceFailure } from '@kf/kube';
+import { commandFailure, reportServiceFailure } from '@kf/kube';
 import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
@@ -39,10 +39,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // `run` is a service: once its flags are valid, a failure goes to its log and one plain line to stderr. `explain`, `join` and `unjoin` print
     // one line (an API server's refusal of the input exits 2, like a bad flag).
     if (program.args[0] === 'run' && !(err instanceof ConfigError) && !(err instanceof CommanderError)) {
-      log.fatal({ err }, 'control plane failed');
-      const failure = serviceFailure(err, 'control plane');
-      console.error(failure.message);
-      return failure.exitCode;
+      return reportServiceFailure(err, 'control plane', log);
     }
     const failure = commandFailure(err);
     if (failure.message !== undefined) console.error(failure.message);

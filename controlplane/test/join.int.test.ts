@@ -11,12 +11,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, type Cluster } from '@kf/api';
 import { pushMemberAccess, type Secret } from '@kf/member';
 import { KubeError, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
 import {
   CONTROLPLANE_MAIN,
+  bearerKubeConfig,
   canI,
   startFederation,
   v1Resource,
@@ -59,28 +59,6 @@ async function cli(...args: string[]): Promise<Outcome> {
 
 const clusters = () => new ResourceClient<Cluster>(fed.controlPlane.kubeConfig(), clusterKind);
 const inMember = (r: ResourceDescriptor) => new ResourceClient<KubeObject>(member.kubeConfig(), r);
-
-/** A kubeconfig that authenticates to the member with a bearer token only. */
-function asToken(token: string): KubeConfig {
-  const admin = member.kubeConfig();
-  const cluster = admin.getCurrentCluster();
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'm',
-        server: member.server,
-        caData: cluster?.caData,
-        caFile: cluster?.caFile,
-        skipTLSVerify: false,
-      },
-    ],
-    users: [{ name: 't', token }],
-    contexts: [{ name: 't', cluster: 'm', user: 't' }],
-    currentContext: 't',
-  });
-  return kc;
-}
 
 function expectOneLine(out: Outcome, line: RegExp): void {
   const lines = out.stderr.trim().split('\n');
@@ -152,7 +130,7 @@ describe('controlplane join', () => {
       new ResourceClient<KubeObject>(wrongCa.kubeConfig, NAMESPACES).get('kube-system'),
     ).rejects.toThrow();
 
-    const asPushed = asToken(token);
+    const asPushed = bearerKubeConfig(member, token);
     expect((await whoAmI(asPushed)).username).toBe('system:serviceaccount:karmada-cluster:karmada-pushed');
     // What the status and the Works need.
     expect(await canI(asPushed, 'get', { resource: 'namespaces' })).toBe(true);
@@ -261,7 +239,7 @@ describe('controlplane unjoin', () => {
     const secret = await new ResourceClient<Secret>(fed.controlPlane.kubeConfig(), SECRETS).get(
       'karmada-cluster/pushed',
     );
-    const asPushed = asToken(Buffer.from(secret.data?.token ?? '', 'base64').toString());
+    const asPushed = bearerKubeConfig(member, Buffer.from(secret.data?.token ?? '', 'base64').toString());
 
     const out = await cli('unjoin', 'pushed', `--cluster-kubeconfig=${member.kubeconfigPath}`);
     expect(out.code, out.stderr).toBe(0);

@@ -13,7 +13,7 @@ import {
   onShutdownSignal,
   type Logger,
 } from '@kf/runtime';
-import { serviceFailure } from '@kf/kube';
+import { reportServiceFailure } from '@kf/kube';
 import packageJson from '../package.json' with { type: 'json' };
 import { createProbeApp } from './app.ts';
 import { buildProbeCommand } from './cli.ts';
@@ -47,11 +47,7 @@ async function main(): Promise<never> {
     let code = exitCodeFor(err);
     if (err instanceof ConfigError) console.error(err.message);
     else if (!(err instanceof CommanderError)) {
-      // The log keeps the failure with its stack; the operator gets one plain line.
-      (log ?? createLogger({ component: 'probe' })).fatal({ err }, 'probe failed');
-      const failure = serviceFailure(err, 'probe');
-      console.error(failure.message);
-      code = failure.exitCode;
+      code = reportServiceFailure(err, 'probe', log ?? createLogger({ component: 'probe' }));
     }
     log?.flush();
     process.exit(code);

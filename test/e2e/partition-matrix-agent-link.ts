@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  FAILOVER_AGENT_LEASE,
   SHIPPED_TAINT_HOLD_SECONDS,
   copiesSeen,
   everNoExecute,
@@ -47,9 +48,6 @@ interface CellReport extends LinkPartitionRun {
 }
 
 const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
-/** The agent's Lease duration and renew interval in these cells (FAILOVER_AGENT_FLAGS). */
-const AGENT_LEASE_MS = 4_000;
-const AGENT_RENEW_MS = 1_000;
 
 let fed: FailoverFederation;
 const reports = new Map<string, Promise<CellReport>>();
@@ -126,8 +124,10 @@ export function defineAgentLinkTests(): void {
       // failed one waits a quarter interval (+25 %). A request left hanging would count one.
       expect(r.renewalsFailed).toBeGreaterThanOrEqual(
         Math.floor(
-          (cell.seconds * 1000 - AGENT_LEASE_MS) /
-            (AGENT_LEASE_MS - AGENT_RENEW_MS + 1.25 * (AGENT_RENEW_MS / 4)),
+          (cell.seconds * 1000 - FAILOVER_AGENT_LEASE.durationMs) /
+            (FAILOVER_AGENT_LEASE.durationMs -
+              FAILOVER_AGENT_LEASE.renewIntervalMs +
+              1.25 * (FAILOVER_AGENT_LEASE.renewIntervalMs / 4)),
         ),
       );
       if (failsOver(fed.timing, cell.seconds)) {

@@ -7,12 +7,13 @@
  * Secret and acting as any ServiceAccount whose namespace it writes Secrets to, as the chart's
  * README says; the probe writes only its own Node's ServiceDomainNameResolutionReady condition.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeError, ResourceClient, type KubeObject } from '@kf/kube';
 import {
+  bearerKubeConfig,
   canI,
   eventually,
   startFederation,
@@ -76,19 +77,6 @@ async function token(serviceAccount: string, pod?: string): Promise<string> {
   return (await kubectl('create', 'token', serviceAccount, '-n', NS, '--duration=1h', ...bound)).trim();
 }
 
-async function tokenKubeConfig(bearer: string): Promise<KubeConfig> {
-  const admin = member.kubeConfig().getCurrentCluster();
-  const ca = admin?.caData ?? Buffer.from(await readFile(admin?.caFile ?? '')).toString('base64');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: member.name, server: member.server, caData: ca }],
-    users: [{ name: 'token', token: bearer }],
-    contexts: [{ name: 'token', cluster: member.name, user: 'token' }],
-    currentContext: 'token',
-  });
-  return kc;
-}
-
 /** The HTTP status a call ends with (200 when it succeeds). */
 const status = (p: Promise<unknown>): Promise<number | undefined> =>
   p.then(
@@ -130,9 +118,9 @@ beforeAll(async () => {
   probePods.sort((a, b) => (a.spec?.nodeName ?? '').localeCompare(b.spec?.nodeName ?? ''));
   nodeA = probePods[0]!.spec!.nodeName!;
   nodeB = probePods[1]!.spec!.nodeName!;
-  asProbeOnA = await tokenKubeConfig(await token(PROBE_SA, probePods[0]!.metadata?.name));
-  asProbeUnbound = await tokenKubeConfig(await token(PROBE_SA));
-  asAgent = await tokenKubeConfig(await token(AGENT_SA));
+  asProbeOnA = bearerKubeConfig(member, await token(PROBE_SA, probePods[0]!.metadata?.name));
+  asProbeUnbound = bearerKubeConfig(member, await token(PROBE_SA));
+  asAgent = bearerKubeConfig(member, await token(AGENT_SA));
 }, 180_000);
 
 afterAll(async () => {
@@ -227,7 +215,7 @@ describe('the agent ServiceAccount', () => {
       minted = (await secrets.get('kube-system/someone-else-token')).data?.token ?? '';
       return minted !== '';
     });
-    const minter = await whoAmI(await tokenKubeConfig(Buffer.from(minted, 'base64').toString()));
+    const minter = await whoAmI(bearerKubeConfig(member, Buffer.from(minted, 'base64').toString()));
     expect(minter.username).toBe('system:serviceaccount:kube-system:someone-else');
     await secrets.delete('kube-system/someone-else-token');
   });

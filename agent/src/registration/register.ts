@@ -5,11 +5,12 @@
  * and applies the credential Secrets. Upstream leaves the namespace to the control plane's
  * cluster controller; this agent creates it when missing (and never changes or deletes it).
  */
-import { executionNamespaceFor, labels, namespaces, type Cluster } from '@kf/api';
-import { isAlreadyExists, isNotFound, type ResourceClient } from '@kf/kube';
+import { executionNamespaceFor, namespaces, type Cluster } from '@kf/api';
+import type { ResourceClient } from '@kf/kube';
 import {
-  controlPlaneSecrets,
+  applyCredentialSecrets,
   decideRegistration,
+  ensureNamespace,
   reportsAnything,
   secretRefs,
   type CredentialNames,
@@ -18,6 +19,7 @@ import {
   type RegistrationInput,
   type ReportedSecrets,
   type Secret,
+  writeCluster,
 } from '@kf/member';
 import { retryWithBackoff, TerminalError, type BackoffPolicy, type Logger } from '@kf/runtime';
 import { FORBIDDEN_RETRY_WINDOW_MS, registrationRetryable } from './registration-retry.ts';
@@ -89,60 +91,18 @@ async function registerOnce(deps: RegistrationDeps): Promise<Cluster> {
   // Refusals come before any write, in the member too.
   if (decision.kind === 'refuse') throw new RegistrationRefusedError(decision.reason);
   const tokens = reportsAnything(deps.reported) ? await deps.memberTokens(deps.signal) : {};
-  let cluster: Cluster;
-  switch (decision.kind) {
-    case 'create':
-      cluster = await deps.clusters.create(decision.cluster, call);
-      deps.log.info({ id }, 'cluster registered');
-      break;
-    case 'update':
-      cluster = await deps.clusters.replace(decision.cluster, call);
-      deps.log.info({ id }, 'cluster registration updated');
-      break;
-    case 'unchanged':
-      cluster = decision.cluster;
-      deps.log.info({ id }, 'cluster already registered');
-      break;
-  }
+  const writes = { signal: deps.signal, log: deps.log };
+  const cluster = await writeCluster(deps.clusters, decision, { ...writes, id });
   // The heartbeat Lease lives in karmada-cluster; upstream creates it at registration too.
-  await ensureNamespace(deps, namespaces.cluster);
+  await ensureNamespace(deps.karmadaNamespaces, namespaces.cluster, writes);
   if (deps.credentialNames.namespace !== namespaces.cluster && reportsAnything(deps.reported)) {
-    await ensureNamespace(deps, deps.credentialNames.namespace);
+    await ensureNamespace(deps.karmadaNamespaces, deps.credentialNames.namespace, writes);
   }
-  await ensureNamespace(deps, executionNamespaceFor(deps.input.name));
-  await reportSecrets(deps, tokens, cluster);
+  await ensureNamespace(deps.karmadaNamespaces, executionNamespaceFor(deps.input.name), writes);
+  await applyCredentialSecrets(
+    deps.secrets,
+    { names: deps.credentialNames, tokens, owner: cluster },
+    { ...writes, fieldManager: deps.fieldManager },
+  );
   return cluster;
-}
-
-/**
- * Applies the credential Secrets, owned by the Cluster. Server-side apply creates them or brings
- * them up to date (upstream leaves a stale token in place); an unchanged Secret is not written.
- */
-async function reportSecrets(deps: RegistrationDeps, tokens: MemberTokens, cluster: Cluster): Promise<void> {
-  for (const secret of controlPlaneSecrets(deps.credentialNames, tokens, cluster)) {
-    await deps.secrets.apply(secret, { fieldManager: deps.fieldManager, force: true, signal: deps.signal });
-    deps.log.info(
-      { secret: `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}` },
-      'credential secret reported',
-    );
-  }
-}
-
-/** Creates the namespace (labelled karmada.io/system) when missing; never changes an existing one. */
-async function ensureNamespace(deps: RegistrationDeps, name: string): Promise<void> {
-  try {
-    await deps.karmadaNamespaces.get(name, { signal: deps.signal });
-    return;
-  } catch (err: unknown) {
-    if (!isNotFound(err)) throw err;
-  }
-  try {
-    await deps.karmadaNamespaces.create(
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [labels.system]: 'true' } } },
-      { signal: deps.signal },
-    );
-    deps.log.info({ namespace: name }, 'namespace created');
-  } catch (err: unknown) {
-    if (!isAlreadyExists(err)) throw err;
-  }
 }

@@ -21,26 +21,31 @@ import {
   MEMBER_STATUS_RULES,
   clusterKind,
   jsonEqual,
-  labels,
   namespaces,
   syncModes,
   workloadRuleProblems,
   type Cluster,
   type PolicyRule,
 } from '@kf/api';
-import { KubeError, ResourceClient, isAlreadyExists, type KubeObject } from '@kf/kube';
+import { KubeError, ResourceClient, type KubeObject } from '@kf/kube';
 import {
   CLUSTER_ROLE_RESOURCE,
   SECRET_RESOURCE,
-  controlPlaneSecrets,
+  applyCredentialSecrets,
+  ensureNamespace,
+  writeCluster,
   credentialNames,
   decideRegistration,
   ensureMemberCredentials,
   NAMESPACE_RESOURCE,
+  type Namespace,
   type Secret,
 } from '@kf/member';
 import { ConfigError, type Logger } from '@kf/runtime';
 import { removeMemberAccess } from './member-access-objects.ts';
+
+/** The field manager of what join applies in the control plane. */
+const JOIN_FIELD_MANAGER = 'karmada-failover-join';
 
 export interface JoinRequest {
   readonly name: string;
@@ -63,24 +68,15 @@ export interface JoinOutcome {
   readonly kind: 'created' | 'updated' | 'unchanged';
 }
 
-interface Namespace extends KubeObject {
-  readonly metadata: {
-    readonly name?: string;
-    readonly uid?: string;
-    readonly labels?: Record<string, string>;
-  };
-}
-
 /** Joins the member; throws a ConfigError (exit 2) for anything the operator must change. */
 export async function joinCluster(req: JoinRequest, deps: JoinDeps): Promise<JoinOutcome> {
   const problems = workloadRuleProblems(req.extraRules);
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `--rules: ${p}`));
-  const call = { signal: deps.signal };
   const endpoint = memberEndpoint(deps.member);
   const id = await memberId(deps.member, endpoint.apiEndpoint, deps.signal);
 
   const clusters = new ResourceClient<Cluster>(deps.controlPlane, clusterKind);
-  const all = (await clusters.list(call)).items;
+  const all = (await clusters.list({ signal: deps.signal })).items;
   const names = credentialNames(req.name, namespaces.cluster);
   const existing = all.find((c) => c.metadata.name === req.name);
   const decision = decideRegistration(existing, all, {
@@ -109,16 +105,18 @@ export async function joinCluster(req: JoinRequest, deps: JoinDeps): Promise<Joi
     });
     // The role is join's own: joining again with other --rules changes it.
     await syncRoleRules(deps.member, names.clusterRole, rules, deps.signal);
-    await ensureControlPlaneNamespace(deps.controlPlane, names.namespace, deps.signal);
-    const cluster =
-      decision.kind === 'create'
-        ? await clusters.create(decision.cluster, call)
-        : decision.kind === 'update'
-          ? await clusters.replace(decision.cluster, call)
-          : decision.cluster;
-    for (const secret of controlPlaneSecrets(names, tokens, cluster)) {
-      await putSecret(deps.controlPlane, secret, deps.signal);
-    }
+    const writes = { signal: deps.signal, log: deps.log };
+    await ensureNamespace(
+      new ResourceClient<Namespace>(deps.controlPlane, NAMESPACE_RESOURCE),
+      names.namespace,
+      writes,
+    );
+    const cluster = await writeCluster(clusters, decision, { ...writes, id });
+    await applyCredentialSecrets(
+      new ResourceClient<Secret>(deps.controlPlane, SECRET_RESOURCE),
+      { names, tokens, owner: cluster },
+      { ...writes, fieldManager: JOIN_FIELD_MANAGER },
+    );
     const kind =
       decision.kind === 'create' ? 'created' : decision.kind === 'update' ? 'updated' : 'unchanged';
     deps.log.info({ cluster: req.name, id, outcome: kind }, 'cluster joined in Push mode');
@@ -152,7 +150,7 @@ async function memberId(kc: KubeConfig, endpoint: string, signal: AbortSignal): 
       'kube-system',
       { signal },
     );
-    const uid = ns.metadata.uid ?? '';
+    const uid = ns.metadata?.uid ?? '';
     if (uid === '')
       throw new ConfigError([`the member at ${endpoint} has a kube-system namespace without uid`]);
     return uid;
@@ -177,32 +175,4 @@ async function syncRoleRules(
   const role = await roles.get(name, { signal });
   if (jsonEqual(role.rules ?? [], rules)) return;
   await roles.replace({ ...role, rules: rules.map((rule) => ({ ...rule })) }, { signal });
-}
-
-async function ensureControlPlaneNamespace(kc: KubeConfig, name: string, signal: AbortSignal): Promise<void> {
-  const client = new ResourceClient<Namespace>(kc, NAMESPACE_RESOURCE);
-  if ((await client.find(name, { signal })) !== undefined) return;
-  await client
-    .create(
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [labels.system]: 'true' } } },
-      { signal },
-    )
-    .catch((err: unknown) => {
-      if (!isAlreadyExists(err)) throw err;
-    });
-}
-
-/** Creates the credential Secret, or replaces the data of the one there (a fresh token on a second join). */
-async function putSecret(kc: KubeConfig, secret: Secret, signal: AbortSignal): Promise<void> {
-  const client = new ResourceClient<Secret>(kc, SECRET_RESOURCE);
-  const key = `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`;
-  const current = await client.find(key, { signal });
-  if (current === undefined) {
-    await client.create(secret, { signal });
-    return;
-  }
-  await client.replace(
-    { ...current, metadata: { ...current.metadata, ...secret.metadata }, data: secret.data ?? {} },
-    { signal },
-  );
 }

@@ -5,14 +5,8 @@
  * are fine. The namespace stays: a member agent or another tool may keep objects in it.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ResourceClient, isNotFound, type KubeObject, type ResourceDescriptor } from '@kf/kube';
-import {
-  CLUSTER_ROLE_BINDING_RESOURCE,
-  CLUSTER_ROLE_RESOURCE,
-  SECRET_RESOURCE,
-  SERVICE_ACCOUNT_RESOURCE,
-  type CredentialNames,
-} from '@kf/member';
+import { ResourceClient, isNotFound, type KubeObject } from '@kf/kube';
+import { credentialObjectsToRemove, type CredentialNames } from '@kf/member';
 import type { Logger } from '@kf/runtime';
 
 /** Deletes the member objects behind a Push cluster's credentials; returns what was deleted. */
@@ -22,25 +16,26 @@ export async function removeMemberAccess(
   log: Logger,
   signal?: AbortSignal,
 ): Promise<string[]> {
-  const ns = names.namespace;
-  const targets: [ResourceDescriptor, string][] = [
-    [CLUSTER_ROLE_BINDING_RESOURCE, names.clusterRole],
-    [CLUSTER_ROLE_RESOURCE, names.clusterRole],
-    [SECRET_RESOURCE, `${ns}/${names.credentialsServiceAccount}`],
-    [SERVICE_ACCOUNT_RESOURCE, `${ns}/${names.credentialsServiceAccount}`],
-  ];
   const deleted: string[] = [];
-  for (const [resource, key] of targets) {
-    try {
-      await new ResourceClient<KubeObject>(member, resource).delete(
-        key,
-        signal === undefined ? {} : { signal },
-      );
-      deleted.push(`${resource.kind ?? resource.plural}/${key}`);
-    } catch (err: unknown) {
-      if (!isNotFound(err)) throw err;
-    }
+  for (const { resource, key } of credentialObjectsToRemove(names)) {
+    const client = new ResourceClient<KubeObject>(member, resource);
+    if (await deleteIfThere(client, key, signal)) deleted.push(`${resource.kind ?? resource.plural}/${key}`);
   }
   if (deleted.length > 0) log.info({ deleted }, 'member access removed');
   return deleted;
+}
+
+/** Deletes the object; false when it was not there (already gone is as good as deleted). */
+export async function deleteIfThere(
+  client: ResourceClient<KubeObject>,
+  key: string,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  try {
+    await client.delete(key, signal === undefined ? {} : { signal });
+    return true;
+  } catch (err: unknown) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
 }

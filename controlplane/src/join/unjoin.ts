@@ -10,10 +10,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, namespaces, syncModes, type Cluster } from '@kf/api';
-import { KubeError, ResourceClient, isNotFound } from '@kf/kube';
+import { KubeError, ResourceClient } from '@kf/kube';
 import { SECRET_RESOURCE, credentialNames, type Secret } from '@kf/member';
 import { ConfigError, type Logger } from '@kf/runtime';
-import { removeMemberAccess } from './member-access-objects.ts';
+import { deleteIfThere, removeMemberAccess } from './member-access-objects.ts';
 
 export interface UnjoinRequest {
   readonly name: string;
@@ -42,20 +42,15 @@ export async function unjoinCluster(req: UnjoinRequest, deps: UnjoinDeps): Promi
   }
   const removed: string[] = [];
   if (cluster !== undefined) {
-    await clusters.delete(req.name, { signal: deps.signal }).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
+    await deleteIfThere(clusters, req.name, deps.signal);
     await waitUntilGone(clusters, req, deps.signal);
     removed.push(`Cluster ${req.name}`);
   }
-  try {
-    await new ResourceClient<Secret>(deps.controlPlane, SECRET_RESOURCE).delete(
-      `${names.namespace}/${names.credentialsSecret}`,
-      { signal: deps.signal },
-    );
-    removed.push(`Secret ${names.namespace}/${names.credentialsSecret}`);
-  } catch (err: unknown) {
-    if (!isNotFound(err)) throw err;
+  const secret = `${names.namespace}/${names.credentialsSecret}`;
+  if (
+    await deleteIfThere(new ResourceClient<Secret>(deps.controlPlane, SECRET_RESOURCE), secret, deps.signal)
+  ) {
+    removed.push(`Secret ${secret}`);
   }
   if (deps.member !== undefined) {
     const inMember = await removeMemberAccess(deps.member, names, deps.log, deps.signal);

@@ -10,6 +10,7 @@
  */
 import { renderYaml } from './crd/yaml.ts';
 import { executionNamespaceFor } from './execution-namespace.ts';
+import type { PolicyRule } from './member-access.ts';
 import { labels, namespaces } from './well-known.ts';
 
 export const agentIdentity = {
@@ -33,12 +34,11 @@ export function agentCredentialSecretsFor(cluster: string): readonly [string, st
   return [cluster, `${cluster}-impersonator`];
 }
 
-export interface RbacRule {
+/** A rule on resources (every rule this access grants names its groups and resources). */
+export type RbacRule = PolicyRule & {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
-  readonly resourceNames?: readonly string[];
-  readonly verbs: readonly string[];
-}
+};
 
 export interface AccessObjectMeta {
   readonly name: string;

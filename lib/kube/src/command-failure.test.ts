@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@kf/runtime';
-import { commandFailure, serviceFailure } from './command-failure.ts';
+import { ConfigError, type Logger } from '@kf/runtime';
+import { commandFailure, reportServiceFailure, serviceFailure } from './command-failure.ts';
 import { KubeError } from './errors.ts';
 
 describe('commandFailure', () => {
@@ -80,5 +80,20 @@ describe('serviceFailure', () => {
     ],
   ])('%s', (_name, err, exitCode, message) => {
     expect(serviceFailure(err, 'agent')).toEqual({ exitCode, message });
+  });
+});
+
+describe('reportServiceFailure', () => {
+  it('logs the failure as fatal, prints its one line and returns the exit code', () => {
+    const logged: unknown[][] = [];
+    const log = { fatal: (...args: unknown[]) => void logged.push(args) } as unknown as Logger;
+    const printed: string[] = [];
+    const err = new KubeError('Network', 'connect ECONNREFUSED 127.0.0.1:1');
+    const code = reportServiceFailure(err, 'probe', log, { write: (text: string) => printed.push(text) > 0 });
+    expect(code).toBe(1);
+    expect(logged).toEqual([[{ err }, 'probe failed']]);
+    expect(printed).toEqual([
+      'error: probe failed: cannot reach the API server: connect ECONNREFUSED 127.0.0.1:1\n',
+    ]);
   });
 });

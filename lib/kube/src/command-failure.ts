@@ -6,7 +6,7 @@
  * on the command line). 1 for the rest: an API server that cannot be reached, refuses the
  * credentials or the permission, or fails.
  */
-import { ConfigError, exitCodeFor } from '@kf/runtime';
+import { ConfigError, exitCodeFor, type Logger } from '@kf/runtime';
 import { KubeError, type KubeErrorCode } from './errors.ts';
 
 export interface CommandFailure {
@@ -59,6 +59,22 @@ function describeFailure(err: unknown): string {
 export function serviceFailure(err: unknown, service: string): Required<CommandFailure> {
   if (err instanceof ConfigError) return { exitCode: 2, message: err.message };
   return { exitCode: exitCodeFor(err), message: `error: ${service} failed: ${describeFailure(err)}` };
+}
+
+/**
+ * Ends a service's `run` on a failure: the fatal log entry (`<service> failed`, with the error and
+ * its stack), the one plain line on stderr; returns the exit code.
+ */
+export function reportServiceFailure(
+  err: unknown,
+  service: string,
+  log: Logger,
+  stderr: Pick<NodeJS.WritableStream, 'write'> = process.stderr,
+): number {
+  log.fatal({ err }, `${service} failed`);
+  const failure = serviceFailure(err, service);
+  stderr.write(`${failure.message}\n`);
+  return failure.exitCode;
 }
 
 /** Line breaks (an API server may send a message on several lines) become "; ". */

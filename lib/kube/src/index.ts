@@ -14,7 +14,12 @@ export {
   type KubeErrorOptions,
   type StatusLike,
 } from './errors.ts';
-export { commandFailure, serviceFailure, type CommandFailure } from './command-failure.ts';
+export {
+  commandFailure,
+  reportServiceFailure,
+  serviceFailure,
+  type CommandFailure,
+} from './command-failure.ts';
 export {
   DEFAULT_API_TIMEOUT_MS,
   KubeConfigError,

@@ -68,10 +68,17 @@ export {
   SECRET_RESOURCE,
   SERVICE_ACCOUNT_RESOURCE,
   controlPlaneSecrets,
+  credentialObjectsToRemove,
   type MemberTokens,
   type Secret,
 } from './registration/credentials-plan.ts';
 export { ensureMemberCredentials, type MemberCredentialsDeps } from './registration/member-credentials.ts';
+export {
+  applyCredentialSecrets,
+  ensureNamespace,
+  writeCluster,
+  type WriteOptions,
+} from './registration/control-plane-writes.ts';
 export {
   decideRegistration,
   type RegistrationDecision,

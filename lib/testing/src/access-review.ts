@@ -3,8 +3,9 @@
  * `kubectl auth whoami` ask: permission tests run as the real identity (a ServiceAccount token, an
  * agent's certificate), never as an admin reviewing on its behalf.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
+import type { LocalCluster } from './cluster.ts';
 
 /** A v1 resource of `group`, to name in tests. */
 export function v1Resource(
@@ -58,4 +59,28 @@ export async function whoAmI(
     kind: 'SelfSubjectReview',
   });
   return review.status?.userInfo ?? {};
+}
+
+/**
+ * A client of `cluster`'s API server that authenticates with `token` only (a ServiceAccount's),
+ * verifying the server against the cluster's CA: the identity itself, nothing of the admin's.
+ */
+export function bearerKubeConfig(cluster: LocalCluster, token: string): KubeConfig {
+  const admin = cluster.kubeConfig().getCurrentCluster();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: cluster.name,
+        server: cluster.server,
+        skipTLSVerify: false,
+        ...(admin?.caData === undefined ? {} : { caData: admin.caData }),
+        ...(admin?.caFile === undefined ? {} : { caFile: admin.caFile }),
+      },
+    ],
+    users: [{ name: 'bearer', token }],
+    contexts: [{ name: 'bearer', cluster: cluster.name, user: 'bearer' }],
+    currentContext: 'bearer',
+  });
+  return kc;
 }

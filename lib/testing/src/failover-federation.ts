@@ -52,13 +52,16 @@ export const DEFAULT_TAINT_POLICY_FILE = join(
 );
 export const DEFAULT_TAINT_POLICY_NAME = 'not-ready-no-execute';
 
+/** The agent's Lease in the harness: 4 s, renewed every quarter of it (1 s). */
+export const FAILOVER_AGENT_LEASE = { durationMs: 4_000, renewIntervalMs: 1_000 } as const;
+
 /** The agent's short periods: status every 1 s, Lease renewed every 1 s, Ready debounced 3 s. */
 export const FAILOVER_AGENT_FLAGS: readonly string[] = [
   '--cluster-status-update-frequency=1s',
   '--cluster-success-threshold=3s',
   '--cluster-failure-threshold=3s',
-  '--cluster-lease-duration=4s',
-  '--cluster-lease-renew-interval-fraction=0.25',
+  `--cluster-lease-duration=${String(FAILOVER_AGENT_LEASE.durationMs / 1000)}s`,
+  `--cluster-lease-renew-interval-fraction=${String(FAILOVER_AGENT_LEASE.renewIntervalMs / FAILOVER_AGENT_LEASE.durationMs)}`,
   '--leader-elect=false',
 ];
 

@@ -31,6 +31,7 @@ export {
   FailoverFederation,
   DEFAULT_FAILOVER_TIMING,
   FAILOVER_AGENT_FLAGS,
+  FAILOVER_AGENT_LEASE,
   AGENT_MAIN,
   CONTROLPLANE_MAIN,
   DEFAULT_TAINT_POLICY_FILE,
@@ -152,4 +153,4 @@ export {
   NOT_READY_NO_EXECUTE,
   type KarmadaFederationOptions,
 } from './karmada-federation.ts';
-export { canI, v1Resource, whoAmI, type AccessTarget } from './access-review.ts';
+export { bearerKubeConfig, canI, v1Resource, whoAmI, type AccessTarget } from './access-review.ts';

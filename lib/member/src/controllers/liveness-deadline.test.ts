@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { livenessDeadlineMs, type LivenessDeadlineInput } from './liveness-deadline.ts';
+import { livenessDeadlineMs, livenessSignal, type LivenessDeadlineInput } from './liveness-deadline.ts';
 
 /** The defaults: Lease 40 s renewed every 10 s (fraction 0.25). */
 const DEFAULTS = { leaseDurationMs: 40_000, intervalMs: 10_000 };
@@ -151,5 +151,25 @@ describe('livenessDeadlineMs', () => {
         Math.floor((60 * t.intervalMs - t.leaseDurationMs) / (1.3125 * t.intervalMs)),
       );
     }
+  });
+});
+
+describe('livenessSignal', () => {
+  // A first attempt with a Lease of 200 ms renewed every 50 ms ends 150 ms after its start.
+  const first = { startMs: 0, lastSuccess: undefined, leaseDurationMs: 200, intervalMs: 50 };
+
+  it('aborts at the attempt’s deadline', async () => {
+    const signal = livenessSignal(first, new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(signal.aborted).toBe(false);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(signal.aborted).toBe(true);
+  });
+
+  it('aborts at once when the process stops', () => {
+    const stop = new AbortController();
+    const signal = livenessSignal(first, stop.signal);
+    stop.abort();
+    expect(signal.aborted).toBe(true);
   });
 });

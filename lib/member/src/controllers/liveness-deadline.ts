@@ -54,3 +54,12 @@ export function livenessDeadlineMs(input: LivenessDeadlineInput): number {
   const floorMs = Math.max(intervalMs, Math.min(longestMs, 2 * lastSuccess.tookMs));
   return Math.min(Math.max(lapseMs, startMs + floorMs), startMs + longestMs);
 }
+
+/**
+ * The signal an attempt runs under: `stop`, or its deadline (see {@link livenessDeadlineMs}),
+ * whichever comes first.
+ */
+export function livenessSignal(input: LivenessDeadlineInput, stop: AbortSignal): AbortSignal {
+  const leftMs = livenessDeadlineMs(input) - input.startMs;
+  return AbortSignal.any([stop, AbortSignal.timeout(Math.max(1, Math.ceil(leftMs)))]);
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cluster } from '@kf/api';
 import {
   controlPlaneSecrets,
+  credentialObjectsToRemove,
   filledToken,
   memberCredentialSteps,
   tokenSecret,
@@ -133,5 +134,16 @@ describe('controlPlaneSecrets', () => {
       'member1-impersonator',
     ]);
     expect(controlPlaneSecrets(names, {}, owner)).toEqual([]);
+  });
+});
+
+describe('credentialObjectsToRemove', () => {
+  it('takes the binding and the role first, then the token and its ServiceAccount, never the namespace', () => {
+    expect(credentialObjectsToRemove(names).map((o) => `${o.resource.kind ?? ''}/${o.key}`)).toEqual([
+      'ClusterRoleBinding/karmada-controller-manager:karmada-member1',
+      'ClusterRole/karmada-controller-manager:karmada-member1',
+      'Secret/karmada-cluster/karmada-member1',
+      'ServiceAccount/karmada-cluster/karmada-member1',
+    ]);
   });
 });

@@ -144,6 +144,29 @@ export function tokenSecret(serviceAccount: string, namespace: string): Secret {
   };
 }
 
+/**
+ * What the credentials ServiceAccount stands on in the member, in the order to take it away: the
+ * binding and role first (the token can do nothing from then on), then the token Secret and the
+ * ServiceAccount. The namespace is not among them: others may keep objects in it.
+ */
+export function credentialObjectsToRemove(
+  names: CredentialNames,
+): { resource: ResourceDescriptor; key: string }[] {
+  const keyOf = (o: MemberObject): string =>
+    o.metadata.namespace === undefined
+      ? (o.metadata.name ?? '')
+      : `${o.metadata.namespace}/${o.metadata.name ?? ''}`;
+  return memberCredentialSteps(names, { credentials: true, impersonator: false })
+    .filter((step) => step.object.kind !== 'Namespace')
+    .reverse()
+    .flatMap((step) => {
+      const own = { resource: step.resource, key: keyOf(step.object) };
+      if (step.resource !== SERVICE_ACCOUNT_RESOURCE) return [own];
+      const token = tokenSecret(names.credentialsServiceAccount, names.namespace);
+      return [{ resource: SECRET_RESOURCE, key: keyOf(token) }, own];
+    });
+}
+
 /** A filled token Secret's values (base64, as stored). */
 export interface MemberToken {
   readonly token: string;

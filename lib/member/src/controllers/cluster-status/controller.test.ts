@@ -4,7 +4,7 @@ import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import type { MemberMetrics } from '../../metrics.ts';
 import { KeyTrigger } from '../key-trigger.ts';
-import { clusterStatusController, retryCapMs } from './controller.ts';
+import { clusterStatusController, retryCapMs, type ClusterStatusDeps } from './controller.ts';
 
 function member1(ready: 'True' | 'Unknown'): Cluster {
   return {
@@ -22,6 +22,53 @@ function member1(ready: 'True' | 'Unknown'): Cluster {
       ],
     },
   };
+}
+
+/** A member whose /readyz answers 200, at version v1.36.3, with no API groups. */
+const HEALTHY_MEMBER: ClusterStatusDeps['member'] = {
+  probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
+  version: () => Promise.resolve('v1.36.3'),
+  discover: () => Promise.resolve({ groupVersions: [], partial: false }),
+};
+
+/**
+ * The status controller of member1 with a live Cluster cache holding `cached`, a healthy member,
+ * Ready reported at once, status every 1 s and a Lease of 4 s; `overrides` replace any of that.
+ */
+function statusController(
+  cached: Cluster,
+  overrides: Partial<ClusterStatusDeps> & Pick<ClusterStatusDeps, 'clusterClient'>,
+): ReturnType<typeof clusterStatusController> {
+  return clusterStatusController({
+    clusterName: 'member1',
+    clusters: {
+      get: () => cached,
+      isLive: () => true,
+      onEvent: () => () => undefined,
+    } as unknown as WatchCache<Cluster>,
+    member: HEALTHY_MEMBER,
+    thresholds: { successMs: 0, failureMs: 0 },
+    periodMs: 1_000,
+    leaseDurationMs: 4_000,
+    metrics: {
+      observeCluster: () => undefined,
+      statusSyncSeconds: () => undefined,
+    } as unknown as MemberMetrics,
+    monotonic: () => performance.now(),
+    ...overrides,
+  });
+}
+
+/** One sync of member1, its clock `now`. */
+function syncOnce(
+  controller: ReturnType<typeof clusterStatusController>,
+  now: () => number = () => Date.now(),
+): ReturnType<ReturnType<typeof clusterStatusController>['reconcile']> {
+  return controller.reconcile('member1', {
+    log: createLogger({ component: 'test', level: 'silent' }),
+    now,
+    signal: new AbortController().signal,
+  });
 }
 
 /**
@@ -42,13 +89,7 @@ async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
   let gets = 0;
   let collections = 0;
   const reconnected = new KeyTrigger();
-  const controller = clusterStatusController({
-    clusterName: 'member1',
-    clusters: {
-      get: () => member1('True'),
-      isLive: () => true,
-      onEvent: () => () => undefined,
-    } as unknown as WatchCache<Cluster>,
+  const controller = statusController(member1('True'), {
     clusterClient: {
       find: () => {
         finds++;
@@ -65,30 +106,19 @@ async function syncAfter(opts: { readonly reconnected: boolean }): Promise<{
       },
     } as unknown as ResourceClient<Cluster>,
     member: {
-      probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
+      ...HEALTHY_MEMBER,
       version: () => {
         collections++;
         return Promise.resolve('v1.36.3');
       },
-      discover: () => Promise.resolve({ groupVersions: [], partial: false }),
     },
     thresholds: { successMs: 3_000, failureMs: 3_000 },
-    periodMs: 1_000,
-    leaseDurationMs: 4_000,
-    metrics: {
-      observeCluster: () => undefined,
-      statusSyncSeconds: () => undefined,
-    } as unknown as MemberMetrics,
     monotonic: () => 0,
     reconnected,
   });
   for (const source of controller.sources) source.onChange(() => undefined);
   if (opts.reconnected) reconnected.fire('member1');
-  const outcome = await controller.reconcile('member1', {
-    log: createLogger({ component: 'test', level: 'silent' }),
-    now: () => Date.parse('2026-11-20T10:00:30Z'),
-    signal: new AbortController().signal,
-  });
+  const outcome = await syncOnce(controller, () => Date.parse('2026-11-20T10:00:30Z'));
   return {
     finds,
     gets,
@@ -125,13 +155,7 @@ async function answerUnknown(firstWrite: 'ok' | 'Conflict'): Promise<{ gets: num
   const writes: string[] = [];
   let gets = 0;
   let conflicts = firstWrite === 'Conflict' ? 1 : 0;
-  const controller = clusterStatusController({
-    clusterName: 'member1',
-    clusters: {
-      get: () => member1('Unknown'),
-      isLive: () => true,
-      onEvent: () => () => undefined,
-    } as unknown as WatchCache<Cluster>,
+  const controller = statusController(member1('Unknown'), {
     clusterClient: {
       get: () => {
         gets++;
@@ -145,25 +169,8 @@ async function answerUnknown(firstWrite: 'ok' | 'Conflict'): Promise<{ gets: num
         return Promise.resolve(c);
       },
     } as unknown as ResourceClient<Cluster>,
-    member: {
-      probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
-      version: () => Promise.resolve('v1.36.3'),
-      discover: () => Promise.resolve({ groupVersions: [], partial: false }),
-    },
-    thresholds: { successMs: 0, failureMs: 0 },
-    periodMs: 1_000,
-    leaseDurationMs: 4_000,
-    metrics: {
-      observeCluster: () => undefined,
-      statusSyncSeconds: () => undefined,
-    } as unknown as MemberMetrics,
-    monotonic: () => performance.now(),
   });
-  await controller.reconcile('member1', {
-    log: createLogger({ component: 'test', level: 'silent' }),
-    now: () => Date.now(),
-    signal: new AbortController().signal,
-  });
+  await syncOnce(controller);
   return { gets, writes };
 }
 
@@ -187,13 +194,8 @@ describe('cluster-status controller, after a failed sync', () => {
 /** A first sync whose status write takes `writeMs` on the wire (period 1 s, Lease 4 s). */
 async function syncWritingFor(writeMs: number): Promise<readonly string[]> {
   const written: string[] = [];
-  const controller = clusterStatusController({
-    clusterName: 'member1',
-    clusters: {
-      get: () => member1('Unknown'),
-      isLive: () => true,
-      onEvent: () => () => undefined,
-    } as unknown as WatchCache<Cluster>,
+  // Ready is reported at once (the defaults).
+  const controller = statusController(member1('Unknown'), {
     clusterClient: {
       get: () => Promise.resolve(member1('Unknown')),
       replaceStatus: (c: Cluster, opts: { signal: AbortSignal }) =>
@@ -208,26 +210,8 @@ async function syncWritingFor(writeMs: number): Promise<readonly string[]> {
           });
         }),
     } as unknown as ResourceClient<Cluster>,
-    member: {
-      probe: () => Promise.resolve({ readyz: { kind: 'status', status: 200 } }),
-      version: () => Promise.resolve('v1.36.3'),
-      discover: () => Promise.resolve({ groupVersions: [], partial: false }),
-    },
-    // Ready is reported at once.
-    thresholds: { successMs: 0, failureMs: 0 },
-    periodMs: 1_000,
-    leaseDurationMs: 4_000,
-    metrics: {
-      observeCluster: () => undefined,
-      statusSyncSeconds: () => undefined,
-    } as unknown as MemberMetrics,
-    monotonic: () => performance.now(),
   });
-  await controller.reconcile('member1', {
-    log: createLogger({ component: 'test', level: 'silent' }),
-    now: () => Date.now(),
-    signal: new AbortController().signal,
-  });
+  await syncOnce(controller);
   return written;
 }
 

@@ -40,7 +40,7 @@ import {
   type Source,
 } from '@kf/runtime';
 import type { KeyTrigger } from '../key-trigger.ts';
-import { livenessDeadlineMs, type LastSuccess } from '../liveness-deadline.ts';
+import { livenessSignal, type LastSuccess } from '../liveness-deadline.ts';
 import type { MemberMetrics } from '../../metrics.ts';
 import { specChanges } from '../spec-changes.ts';
 import { buildApiEnablements, type Discovery } from './api-enablements.ts';
@@ -207,15 +207,8 @@ function callOptions(
   signal: AbortSignal,
 ): CallOptions {
   if (deps.periodMs <= 0) return { signal };
-  const deadline = livenessDeadlineMs({
-    startMs: phase.at,
-    lastSuccess: phase.lastSuccess,
-    leaseDurationMs: deps.leaseDurationMs,
-    intervalMs: deps.periodMs,
-  });
-  return {
-    signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(deadline - phase.at)))]),
-  };
+  const timing = { leaseDurationMs: deps.leaseDurationMs, intervalMs: deps.periodMs };
+  return { signal: livenessSignal({ ...timing, startMs: phase.at, lastSuccess: phase.lastSuccess }, signal) };
 }
 
 /** Queues the keys of a Cluster whose Ready status changed, whoever wrote it. */

@@ -18,7 +18,7 @@ import {
 import { namespaces } from '@kf/api';
 import type { Clock, Logger, Runnable } from '@kf/runtime';
 import type { MemberMetrics } from '../../metrics.ts';
-import { livenessDeadlineMs, type LastSuccess } from '../liveness-deadline.ts';
+import { livenessSignal, type LastSuccess } from '../liveness-deadline.ts';
 import { nextTickDelayMs, planHeartbeat } from './lease-plan.ts';
 
 export interface HeartbeatDeps {
@@ -61,13 +61,16 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
         // After a failure the last Lease written stays the base: when no one else wrote it meanwhile
         // (the usual case) the first renewal back is one request; a Conflict re-reads it.
         const startedAt = deps.clock.monotonic();
-        const deadline = livenessDeadlineMs({
-          startMs: startedAt,
-          lastSuccess,
-          leaseDurationMs: deps.leaseDurationMs,
-          intervalMs: deps.renewIntervalMs,
-        });
-        const written = await renewOnce(deps, { base: last, startedAt, deadline }, log, signal);
+        const tickSignal = livenessSignal(
+          {
+            startMs: startedAt,
+            lastSuccess,
+            leaseDurationMs: deps.leaseDurationMs,
+            intervalMs: deps.renewIntervalMs,
+          },
+          signal,
+        );
+        const written = await renewOnce(deps, { base: last, startedAt, signal: tickSignal }, log, signal);
         if (written === undefined) failing = !signal.aborted;
         else {
           const endedAtMs = deps.clock.monotonic();
@@ -90,12 +93,12 @@ export function heartbeatRunnable(deps: HeartbeatDeps): Runnable {
   };
 }
 
-/** One tick: where it starts from, when it started (monotonic) and when it must end. */
+/** One tick: where it starts from, when it started (monotonic), and the signal that ends it by its deadline. */
 interface Tick {
   /** The Lease last written, if any. */
   readonly base: Lease | undefined;
   readonly startedAt: number;
-  readonly deadline: number;
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -110,11 +113,7 @@ async function renewOnce(
   log: Logger,
   stop: AbortSignal,
 ): Promise<Lease | undefined> {
-  const { startedAt } = tick;
-  const signal = AbortSignal.any([
-    stop,
-    AbortSignal.timeout(Math.max(1, Math.ceil(tick.deadline - startedAt))),
-  ]);
+  const { startedAt, signal } = tick;
   let base = tick.base;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     try {
