@@ -18,14 +18,12 @@ import {
 } from '@kf/api';
 import { createResourceInterpreter } from '@kf/interpreter';
 import {
-  LEASE_RESOURCE,
   LeaderElector,
   ResourceClient,
   EventRecorder,
   WatchCache,
   createWatchCacheMetrics,
   loadKubeConfigs,
-  type Lease,
   type NeededKubeConfig,
   type WatchCacheMetrics,
 } from '@kf/kube';
@@ -33,29 +31,24 @@ import {
   InterpreterCustomizations,
   KeyTrigger,
   MemberFenceStore,
-  MemberHttp,
-  MemberInventory,
-  MemberObjects,
-  MemberRestMapper,
   NAMESPACE_RESOURCE,
   SECRET_RESOURCE,
   SelfFence,
-  clusterStatusController,
+  closeMemberConnection,
   credentialNames,
   ensureMemberCredentials,
   deleteFencedObject,
-  discoverMember,
   executionController,
-  heartbeatRunnable,
-  memberVersion,
-  probeMemberHealth,
-  renewIntervalMs,
+  memberRenewIntervalMs,
+  memberStatusParts,
+  memberWorkDeps,
+  openMemberConnection,
   workStatusController,
   type FenceWiring,
-  type MemberObject,
+  type MemberConnection,
+  type MemberHostDeps,
   type Namespace,
   type Secret,
-  type WorkDeps,
 } from '@kf/member';
 import {
   Manager,
@@ -66,7 +59,6 @@ import {
   systemClock,
   DEFAULT_METRIC_PREFIX,
   type Clock,
-  type ControllerSpec,
   type Logger,
   type Runnable,
 } from '@kf/runtime';
@@ -148,14 +140,6 @@ interface Context {
   readonly watchMetrics: WatchCacheMetrics;
 }
 
-/** Member-side helpers, owned by the agent run and closed at its end. */
-interface Member {
-  readonly http: MemberHttp;
-  readonly inventory: MemberInventory;
-  readonly objects: MemberObjects;
-  readonly mapper: MemberRestMapper;
-}
-
 async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal): Promise<void> {
   const ctx: Context = {
     log: deps.log.child({ cluster: config.clusterName }),
@@ -182,16 +166,11 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
     checks: manager,
     log: ctx.log,
   });
-  const http = new MemberHttp(kcs.member);
-  const member: Member = {
-    http,
-    inventory: new MemberInventory(kcs.member, ctx.log.child({ component: 'inventory' }), ctx.watchMetrics),
-    objects: new MemberObjects(kcs.member, ctx.log.child({ component: 'member-objects' }), ctx.watchMetrics),
-    mapper: new MemberRestMapper(
-      () => discoverMember(http, ctx.log),
-      () => ctx.clock.monotonic(),
-    ),
-  };
+  const member = openMemberConnection(kcs.member, {
+    log: ctx.log,
+    monotonic: () => ctx.clock.monotonic(),
+    watchMetrics: ctx.watchMetrics,
+  });
   const metrics = createAgentMetrics(ctx.registry, config.clusterName);
   const fence = selfFence(config, { kcs, member, ctx, metrics });
   // From the start, before registration: a process started during a partition still fences.
@@ -212,13 +191,13 @@ async function runAgent(config: RunConfig, deps: AgentDeps, signal: AbortSignal)
     interpreter?.customizations.close();
     stopFencing.abort();
     await fencing.catch(() => undefined);
-    await Promise.allSettled([member.inventory.close(), http.close(), ...servers.map((s) => s.close())]);
+    await Promise.allSettled([closeMemberConnection(member), ...servers.map((s) => s.close())]);
   }
 }
 
 function selfFence(config: RunConfig, w: Pick<Wiring, 'kcs' | 'member' | 'ctx' | 'metrics'>): FenceWiring {
   const fenced = new KeyTrigger();
-  const interval = renewIntervalMs(config.clusterLeaseDurationMs, config.clusterLeaseRenewIntervalFraction);
+  const interval = memberRenewIntervalMs(config);
   const fence = new SelfFence({
     store: new MemberFenceStore(w.kcs.member, config.fenceRecordNamespace),
     deleteObject: (ref, work, s) => deleteFencedObject(w.member, { ref, work }, s),
@@ -281,7 +260,7 @@ async function register(
 interface Wiring {
   readonly kcs: { karmada: KubeConfig; member: KubeConfig };
   readonly clusterClient: ResourceClient<Cluster>;
-  readonly member: Member;
+  readonly member: MemberConnection;
   readonly ctx: Context;
   readonly metrics: AgentMetrics;
   readonly fence: FenceWiring;
@@ -357,96 +336,38 @@ function addRunnables(manager: Manager, config: RunConfig, w: Wiring): void {
   ];
   for (const { name, cache } of caches) manager.add(cacheRunnable(name, cache));
   addCachesSynced(manager, caches);
-  if (enabled.has('clusterStatus')) {
-    const reconnected = new KeyTrigger();
-    const status = { ...w, clusters, metrics, reconnected };
-    manager.add(controllerRunnable(statusController(config, status), runnerDeps));
-    manager.add(heartbeat(config, status));
-  }
-  const workDeps: WorkDeps = {
+  const host: MemberHostDeps = {
     clusterName: config.clusterName,
-    works,
-    workClient: new ResourceClient<Work>(kcs.karmada, workKind),
-    memberObjects: member.objects,
-    mapper: member.mapper,
-    fieldManager: FIELD_MANAGER,
+    config,
+    karmada: kcs.karmada,
+    clusters,
+    member,
     metrics,
-    workers: config.concurrentWorkSyncs,
+    log: ctx.log,
+    clock: ctx.clock,
+    random: ctx.random,
+  };
+  if (enabled.has('clusterStatus')) {
+    const status = memberStatusParts(host, (tickStartMono) => {
+      w.fence.fence.renewed(tickStartMono);
+    });
+    manager.add(controllerRunnable(status.controller, runnerDeps));
+    manager.add(status.heartbeat);
+  }
+  const workDeps = memberWorkDeps(host, {
+    works,
+    fieldManager: FIELD_MANAGER,
     events: new EventRecorder({ kubeConfig: kcs.karmada, component: FIELD_MANAGER, log: ctx.log }),
-    namespaces: {
-      resources: () => member.mapper.namespacedResources(),
-      list: async (mapping, namespace, signal) =>
-        (await new ResourceClient<MemberObject>(kcs.member, mapping).list({ namespace, signal })).items,
-    },
     // The fence counts from the heartbeat's renewals: without the heartbeat, fenced Works are refused.
     ...(enabled.has('clusterStatus') ? { fence: w.fence } : {}),
     ...(interpreting === undefined ? {} : { customizations: interpreting.customizations }),
-  };
+  });
   w.fence.fence.knowWorks((work, uid) =>
     works.isSynced() ? works.get(work)?.metadata.uid === uid : undefined,
   );
   if (enabled.has('execution')) manager.add(controllerRunnable(executionController(workDeps), runnerDeps));
   if (enabled.has('workStatus')) manager.add(controllerRunnable(workStatusController(workDeps), runnerDeps));
   manager.add(member.objects.runnable());
-}
-
-type StatusWiring = Wiring & {
-  readonly clusters: WatchCache<Cluster>;
-  readonly metrics: AgentMetrics;
-  /** Fired by the heartbeat when it reconnects; the status controller then reasserts at once. */
-  readonly reconnected: KeyTrigger;
-};
-
-function statusController(config: RunConfig, w: StatusWiring): ControllerSpec {
-  const { member, ctx } = w;
-  const inventory = (s: AbortSignal) => member.inventory.views(config.clusterCacheSyncTimeoutMs, s);
-  return clusterStatusController({
-    clusterName: config.clusterName,
-    clusters: w.clusters,
-    // Its own client, whose default timeout leaves the sync's deadline (up to the Lease duration)
-    // in charge, and whose connections do not queue behind registration's.
-    clusterClient: new ResourceClient<Cluster>(w.kcs.karmada, clusterKind, {
-      timeoutMs: config.clusterLeaseDurationMs,
-    }),
-    member: {
-      probe: (s) => probeMemberHealth(member.http, s),
-      version: () => memberVersion(member.http, ctx.log),
-      discover: () => discoverMember(member.http, ctx.log),
-      ...(config.enableClusterResourceModeling ? { inventory } : {}),
-    },
-    thresholds: { successMs: config.clusterSuccessThresholdMs, failureMs: config.clusterFailureThresholdMs },
-    periodMs: config.clusterStatusUpdateFrequencyMs,
-    leaseDurationMs: config.clusterLeaseDurationMs,
-    metrics: w.metrics,
-    onDiscovery: (d) => {
-      member.mapper.update(d);
-    },
-    monotonic: () => ctx.clock.monotonic(),
-    reconnected: w.reconnected,
-  });
-}
-
-function heartbeat(config: RunConfig, w: StatusWiring): Runnable {
-  return heartbeatRunnable({
-    clusterName: config.clusterName,
-    // The client's default timeout leaves each renewal's deadline (under the Lease duration) in charge.
-    leases: new ResourceClient<Lease>(w.kcs.karmada, LEASE_RESOURCE, {
-      timeoutMs: config.clusterLeaseDurationMs,
-    }),
-    clusterUid: () => w.clusters.get(config.clusterName)?.metadata.uid,
-    leaseDurationMs: config.clusterLeaseDurationMs,
-    renewIntervalMs: renewIntervalMs(config.clusterLeaseDurationMs, config.clusterLeaseRenewIntervalFraction),
-    clock: w.ctx.clock,
-    random: w.ctx.random,
-    log: w.ctx.log,
-    metrics: w.metrics,
-    onReconnected: () => {
-      w.reconnected.fire(config.clusterName);
-    },
-    onRenewed: (tickStartMono) => {
-      w.fence.fence.renewed(tickStartMono);
-    },
-  });
 }
 
 /** A watch cache as a runnable of every replica (followers keep warm caches for a fast takeover). */

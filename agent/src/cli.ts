@@ -13,10 +13,8 @@ import {
   checkLeaderElectionTimings,
   ConfigError,
   collectProblems,
-  durationFlag,
   flag,
   leaderElectionTimingsOf,
-  parsePositiveInt,
   servingConfigOf,
   type LeaderElectionTimingOptions,
   type LeaderElectionTimings,
@@ -24,7 +22,13 @@ import {
   type ServingOptions,
 } from '@kf/runtime';
 import { AGENT_CONTROLLERS, enabledControllers, type AgentControllerName } from './controllers/enabled.ts';
-import type { ReportedSecrets } from '@kf/member';
+import {
+  addMemberHostFlags,
+  memberHostConfigOf,
+  type MemberHostConfig,
+  type MemberHostOptions,
+  type ReportedSecrets,
+} from '@kf/member';
 import {
   DEFAULT_REPORT_SECRETS,
   REPORT_SECRETS_VALUES,
@@ -46,19 +50,13 @@ export interface KarmadaConnection {
   readonly karmadaContext: string;
 }
 
-export interface RunConfig extends KarmadaConnection, ServingConfig {
+export interface RunConfig extends KarmadaConnection, ServingConfig, MemberHostConfig {
   readonly clusterName: string;
   /** Member kubeconfig; empty: `$KUBECONFIG`, else the pod's service account, else `~/.kube/config`. */
   readonly kubeconfig: string;
   readonly clusterNamespace: string;
   /** Member namespace of the self-fence record (ConfigMap karmada-agent-fence). */
   readonly fenceRecordNamespace: string;
-  readonly clusterStatusUpdateFrequencyMs: number;
-  readonly clusterLeaseDurationMs: number;
-  readonly clusterLeaseRenewIntervalFraction: number;
-  readonly clusterSuccessThresholdMs: number;
-  readonly clusterFailureThresholdMs: number;
-  readonly clusterCacheSyncTimeoutMs: number;
   readonly clusterApiEndpoint: string;
   readonly proxyServerAddress: string;
   readonly clusterProvider: string;
@@ -66,8 +64,6 @@ export interface RunConfig extends KarmadaConnection, ServingConfig {
   readonly clusterZones: readonly string[];
   /** `--report-secrets`: the credential secrets created at registration. */
   readonly reportSecrets: ReportedSecrets;
-  readonly concurrentWorkSyncs: number;
-  readonly enableClusterResourceModeling: boolean;
   readonly controllers: readonly AgentControllerName[];
   readonly leaderElection: LeaderElectionConfig;
 }
@@ -101,24 +97,10 @@ export interface AgentCommands {
 export const DEFAULTS = {
   clusterNamespace: 'karmada-cluster',
   fenceRecordNamespace: 'karmada-system',
-  clusterStatusUpdateFrequencyMs: 10_000,
-  clusterLeaseDurationMs: 40_000,
-  clusterLeaseRenewIntervalFraction: 0.25,
-  clusterSuccessThresholdMs: 30_000,
-  clusterFailureThresholdMs: 30_000,
-  clusterCacheSyncTimeoutMs: 120_000,
-  concurrentWorkSyncs: 5,
   leaderElectNamespace: 'karmada-system',
   metricsBindAddress: ':8080',
   healthProbeBindAddress: ':10357',
 } as const;
-
-function parseFraction(text: string): number {
-  const value = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(value))
-    throw new InvalidArgumentError(`"${text}" is not a number`);
-  return value;
-}
 
 function list(text: string): string[] {
   return text
@@ -141,27 +123,19 @@ function karmadaFlags(cmd: Command): Command {
 }
 
 /** Raw commander values of `run`, before validation. */
-interface RunOptions extends LeaderElectionTimingOptions, ServingOptions {
+interface RunOptions extends LeaderElectionTimingOptions, ServingOptions, MemberHostOptions {
   clusterName: string;
   karmadaKubeconfig: string;
   karmadaContext: string;
   kubeconfig: string;
   clusterNamespace: string;
   fenceRecordNamespace: string;
-  clusterStatusUpdateFrequency: number;
-  clusterLeaseDuration: number;
-  clusterLeaseRenewIntervalFraction: number;
-  clusterSuccessThreshold: number;
-  clusterFailureThreshold: number;
-  clusterCacheSyncTimeout: number;
   clusterApiEndpoint: string;
   proxyServerAddress: string;
   clusterProvider: string;
   clusterRegion: string;
   clusterZones: string[];
   reportSecrets: string[];
-  concurrentWorkSyncs: number;
-  enableClusterResourceModeling: boolean;
   controllers: string[];
   leaderElect: boolean;
   leaderElectResourceNamespace: string;
@@ -172,12 +146,7 @@ export function toRunConfig(o: RunOptions): RunConfig {
   return collectProblems<RunConfig>((p) => {
     const nameProblem = clusterNameProblem(o.clusterName);
     if (nameProblem !== undefined) p.add(`--cluster-name ${nameProblem}`);
-    const f = o.clusterLeaseRenewIntervalFraction;
-    p.check(
-      f > 0 && f < 1,
-      `--cluster-lease-renew-interval-fraction must be between 0 and 1 (exclusive), got ${f}`,
-    );
-    p.check(o.clusterLeaseDuration >= 1000, '--cluster-lease-duration must be at least 1s');
+    const host = memberHostConfigOf(p, o);
     const timings = leaderElectionTimingsOf(o);
     if (o.leaderElect) checkLeaderElectionTimings(p, timings);
     const reportSecrets = p.parse(
@@ -199,20 +168,13 @@ export function toRunConfig(o: RunOptions): RunConfig {
       kubeconfig: o.kubeconfig,
       clusterNamespace: o.clusterNamespace,
       fenceRecordNamespace: o.fenceRecordNamespace,
-      clusterStatusUpdateFrequencyMs: o.clusterStatusUpdateFrequency,
-      clusterLeaseDurationMs: o.clusterLeaseDuration,
-      clusterLeaseRenewIntervalFraction: f,
-      clusterSuccessThresholdMs: o.clusterSuccessThreshold,
-      clusterFailureThresholdMs: o.clusterFailureThreshold,
-      clusterCacheSyncTimeoutMs: o.clusterCacheSyncTimeout,
       clusterApiEndpoint: o.clusterApiEndpoint,
       proxyServerAddress: o.proxyServerAddress,
       clusterProvider: o.clusterProvider,
       clusterRegion: o.clusterRegion,
       clusterZones: o.clusterZones,
       reportSecrets,
-      concurrentWorkSyncs: o.concurrentWorkSyncs,
-      enableClusterResourceModeling: o.enableClusterResourceModeling,
+      ...host,
       controllers,
       leaderElection: { enabled: o.leaderElect, namespace: o.leaderElectResourceNamespace, ...timings },
       ...servingConfigOf(p, o),
@@ -246,49 +208,6 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
       ).default(DEFAULTS.fenceRecordNamespace),
     )
     .addOption(
-      durationFlag(
-        '--cluster-status-update-frequency <duration>',
-        'period of cluster status checks',
-        DEFAULTS.clusterStatusUpdateFrequencyMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--cluster-lease-duration <duration>',
-        'duration of the cluster heartbeat Lease',
-        DEFAULTS.clusterLeaseDurationMs,
-      ),
-    )
-    .addOption(
-      flag(
-        '--cluster-lease-renew-interval-fraction <fraction>',
-        'the heartbeat Lease is renewed every lease duration × this fraction',
-      )
-        .argParser(parseFraction)
-        .default(DEFAULTS.clusterLeaseRenewIntervalFraction),
-    )
-    .addOption(
-      durationFlag(
-        '--cluster-success-threshold <duration>',
-        'how long the member must be seen healthy before Ready turns True',
-        DEFAULTS.clusterSuccessThresholdMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--cluster-failure-threshold <duration>',
-        'how long the member must be seen unhealthy before Ready turns False',
-        DEFAULTS.clusterFailureThresholdMs,
-      ),
-    )
-    .addOption(
-      durationFlag(
-        '--cluster-cache-sync-timeout <duration>',
-        'how long a status sync waits for the member node and pod caches',
-        DEFAULTS.clusterCacheSyncTimeoutMs,
-      ),
-    )
-    .addOption(
       flag('--cluster-api-endpoint <url>', 'API endpoint of the member, written to spec.apiEndpoint').default(
         '',
       ),
@@ -316,18 +235,6 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
         .default([...DEFAULT_REPORT_SECRETS], DEFAULT_REPORT_SECRETS.join(',')),
     )
     .addOption(
-      flag('--concurrent-work-syncs <n>', 'Works applied concurrently')
-        .argParser(parsePositiveInt)
-        .default(DEFAULTS.concurrentWorkSyncs),
-    )
-    .addOption(
-      boolFlag(
-        '--enable-cluster-resource-modeling',
-        'collect nodeSummary and resourceSummary from member nodes and pods',
-        true,
-      ),
-    )
-    .addOption(
       flag(
         '--controllers <list>',
         `controllers to run: * for all, name to enable, -name to disable (${AGENT_CONTROLLERS.join(', ')})`,
@@ -341,7 +248,7 @@ function buildRunCommand(run: (config: RunConfig) => Promise<void>): Command {
         DEFAULTS.leaderElectNamespace,
       ),
     );
-  addServingFlags(addLeaderElectionTimingFlags(cmd), {
+  addServingFlags(addLeaderElectionTimingFlags(addMemberHostFlags(cmd, 'the member')), {
     metricsBindAddress: DEFAULTS.metricsBindAddress,
     healthProbeBindAddress: DEFAULTS.healthProbeBindAddress,
   }).action(async (opts: RunOptions) => {

@@ -37,6 +37,7 @@ function wiring(config: ControlPlaneConfig): ControlPlaneWiring {
     registry: createRegistry({ component: 'controlplane', version: 'test' }),
     events: new EventRecorder({ kubeConfig, component: 'test', log }),
     caches: new SharedCaches(kubeConfig, log, { clock: systemClock, random: Math.random }),
+    runner: { log },
   };
 }
 
@@ -97,13 +98,14 @@ describe('the workload controller set', () => {
     }
     expect(names.filter((n) => n.startsWith('resourceinterpretercustomizations.'))).toHaveLength(1);
     // Its own runnables are only what the shared caches cannot hold: templates, kind discovery and
-    // the resource interpreter fed from the customizations' cache.
+    // the resource interpreter fed from the customizations' cache; the Push clusters' set closes
+    // its interpreter of the same cache when the process stops.
     expect(
       sets
         .flatMap((s) => s.runnables ?? [])
         .map((r) => r.name)
         .sort(),
-    ).toEqual(['kind-discovery', 'resource-interpreter', 'templates']);
+    ).toEqual(['kind-discovery', 'push-interpreter', 'resource-interpreter', 'templates']);
     expect(sets.flatMap((s) => s.unsynced?.() ?? [])).toEqual([
       'templates/apps/v1/Deployment',
       'resource-interpreter',

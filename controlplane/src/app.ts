@@ -355,6 +355,7 @@ async function runControlPlane(
     maxPending: 10_000,
   });
   const wiring: ControlPlaneWiring = {
+    runner: { log, clock, random, metrics: createControllerMetrics(deps.registry) },
     config,
     kubeConfig,
     log,
@@ -397,7 +398,7 @@ async function runControlPlane(
     ];
     if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);
   });
-  const runnerDeps = { log, clock, random, metrics: createControllerMetrics(deps.registry) };
+  const runnerDeps = wiring.runner;
   for (const spec of controllers) manager.add(controllerRunnable(spec, runnerDeps));
   log.info({ controllers: controllers.map((c) => c.name) }, 'controllers enabled');
   const servers = await startEndpointServers({

@@ -27,6 +27,12 @@ import {
   type ServingOptions,
 } from '@kf/runtime';
 import {
+  addMemberHostFlags,
+  memberHostConfigOf,
+  type MemberHostConfig,
+  type MemberHostOptions,
+} from '@kf/member';
+import {
   DEFAULT_CLUSTER_MONITOR_GRACE_PERIOD_MS,
   DEFAULT_CLUSTER_STARTUP_GRACE_PERIOD_MS,
 } from './controllers/cluster-health/heartbeat.ts';
@@ -50,7 +56,7 @@ export interface LeaderElectionConfig extends LeaderElectionTimings {
   readonly name: string;
 }
 
-export interface ControlPlaneConfig extends ServingConfig {
+export interface ControlPlaneConfig extends ServingConfig, MemberHostConfig {
   /** Kubeconfig of the Karmada control plane; empty: `$KUBECONFIG`, `~/.kube/config` or in-cluster. */
   readonly kubeconfig: string;
   readonly clusterMonitorPeriodMs: number;
@@ -168,7 +174,7 @@ function list(text: string): string[] {
 }
 
 /** Raw commander values of `run`, before validation. */
-export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions {
+export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions, MemberHostOptions {
   kubeconfig: string;
   clusterMonitorPeriod: number;
   clusterMonitorGracePeriod: number;
@@ -261,6 +267,7 @@ export function toRunConfig(
         name: o.leaderElectResourceName,
         ...timings,
       },
+      ...memberHostConfigOf(p, o),
       ...servingConfigOf(p, o),
     };
   });
@@ -559,7 +566,8 @@ export function buildControlPlaneCommand(
 ): Command {
   const cmd = new Command('run').description(
     'Runs the control-plane controllers: cluster health, taints, taint-based eviction, graceful ' +
-      'eviction, remedies, the workload pipeline and application failover.',
+      'eviction, remedies, the workload pipeline, application failover, and the status, heartbeat ' +
+      'and Works of Push clusters.',
   );
   cmd.addOption(
     flag('--kubeconfig <path>', 'kubeconfig of the Karmada control plane').default(
@@ -567,13 +575,15 @@ export function buildControlPlaneCommand(
       '$KUBECONFIG, ~/.kube/config or in-cluster',
     ),
   );
-  processFlags(evictionFlags(healthFlags(cmd))).action(async (opts: RunOptions) => {
-    const explicit = (name: keyof RunOptions): boolean => {
-      const source = cmd.getOptionValueSource(name);
-      return source === 'cli' || source === 'env';
-    };
-    await run(toRunConfig(opts, explicit));
-  });
+  processFlags(addMemberHostFlags(evictionFlags(healthFlags(cmd)), 'each Push cluster')).action(
+    async (opts: RunOptions) => {
+      const explicit = (name: keyof RunOptions): boolean => {
+        const source = cmd.getOptionValueSource(name);
+        return source === 'cli' || source === 'env';
+      };
+      await run(toRunConfig(opts, explicit));
+    },
+  );
   const program = new Command('controlplane')
     .description('karmada-failover control plane: cluster failover for Karmada.')
     .version(CONTROLPLANE_VERSION)

@@ -6,6 +6,7 @@
 import type { KubeObject, ResourceDescriptor } from '@kf/kube';
 import { applicationFailoverController } from './controllers/application-failover/controller.ts';
 import { createWorkloadDeps, workloadControllers } from './workload/index.ts';
+import { pushClusters } from './push/index.ts';
 import type { ControllerSet } from './wiring.ts';
 
 /**
@@ -44,4 +45,4 @@ const workload: ControllerSet = (w) => {
   };
 };
 
-export const EXTRA_CONTROLLER_SETS: readonly ControllerSet[] = [workload];
+export const EXTRA_CONTROLLER_SETS: readonly ControllerSet[] = [workload, pushClusters];

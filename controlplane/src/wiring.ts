@@ -31,7 +31,7 @@ import {
   type ResourceDescriptor,
   type WatchCacheMetrics,
 } from '@kf/kube';
-import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
+import type { Clock, ControllerSpec, Logger, Runnable, RunnerDeps } from '@kf/runtime';
 import type { ControlPlaneConfig } from './cli.ts';
 import type { HeldClusterTaintPolicy } from './controllers/taint-policy/policy-taints.ts';
 
@@ -44,6 +44,8 @@ export interface ControlPlaneWiring {
   readonly registry: Registry;
   readonly events: EventRecorder;
   readonly caches: SharedCaches;
+  /** How the process runs controllers (logger, clock, controller metrics): for those a set starts itself. */
+  readonly runner: RunnerDeps;
 }
 
 /** What a controller set brings: its controllers (leader-bound) and what they run on (every replica). */

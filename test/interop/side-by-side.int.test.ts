@@ -28,7 +28,7 @@ const KARMADA_CONTROLLERS_BESIDE =
   '--controllers=*,-cluster,-clustertaintpolicy,-gracefulEviction,-applicationFailover,-remedy,-workloadRebalancer';
 /** The project's controllers that Karmada already runs. */
 const PROJECT_CONTROLLERS_BESIDE =
-  '--controllers=*,-resource-detector,-scheduler,-dependencies-distributor,-binding,-binding-status,-namespace';
+  '--controllers=*,-resource-detector,-scheduler,-dependencies-distributor,-binding,-binding-status,-namespace,-cluster-status,-execution,-work-status';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const APP = 'beside';

@@ -7,7 +7,8 @@
  * any list to keep in step.
  */
 import type { Registry } from 'prom-client';
-import { createControllerMetrics, createRegistry } from '@kf/runtime';
+import { DEFAULT_METRIC_PREFIX, createControllerMetrics, createRegistry } from '@kf/runtime';
+import { memberMetricFamilies } from '@kf/member';
 import { createWatchCacheMetrics, makeLeaderGauge } from '@kf/kube';
 import { createAgentMetrics } from '../../agent/src/metrics.ts';
 import { createProbeMetrics } from '../../probe/src/metrics.ts';
@@ -29,6 +30,7 @@ function registryOf(component: Component): Registry {
       break;
     case 'controlplane':
       createControlPlaneMetrics(registry, () => []);
+      memberMetricFamilies(registry, `${DEFAULT_METRIC_PREFIX}push_`); // its Push clusters' member side
       makeLeaderGauge(registry);
       break;
   }

@@ -75,7 +75,9 @@ describe('metric catalog', () => {
       'controlplane',
       'probe',
     ]);
-    expect(exported.get('cluster_ready_state')).toEqual(new Set(['agent']));
+    // Upstream's cluster families: the agent's own cluster, and the control plane's Push clusters.
+    expect(exported.get('cluster_ready_state')).toEqual(new Set(['agent', 'controlplane']));
+    expect(exported.get('karmada_failover_push_work_applies_total')).toEqual(new Set(['controlplane']));
     expect(exported.get('karmada_failover_probe_lookup_duration_seconds_bucket')).toEqual(new Set(['probe']));
     expect(exported.get('karmada_failover_evictions_total')).toEqual(new Set(['controlplane']));
     expect(exported.get('karmada_failover_watch_backoff_seconds')).toEqual(

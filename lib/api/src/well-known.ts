@@ -143,4 +143,6 @@ export const eventReasons = {
   interpretHealthFailed: 'InterpretHealthFailed',
   /** karmada-failover's own: a NoExecute taint held back because Ready=Unknown is stale. */
   taintDeferredStaleReady: 'TaintDeferredStaleReady',
+  /** karmada-failover's own: a Push cluster cannot be reached as its Cluster says (no Secret, no endpoint…). */
+  pushAccessFailed: 'PushAccessFailed',
 } as const;

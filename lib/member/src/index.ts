@@ -12,6 +12,31 @@ export {
   type WorkApplyResult,
   type WorkDeleteResult,
 } from './metrics.ts';
+export { memberMetricFamilies, type MemberMetricFamilies } from './host/metric-families.ts';
+
+// The host's flags and configuration.
+export {
+  MEMBER_HOST_DEFAULTS,
+  addMemberHostFlags,
+  memberHostConfigOf,
+  type MemberHostConfig,
+  type MemberHostOptions,
+} from './host/host-config.ts';
+
+export {
+  closeMemberConnection,
+  openMemberConnection,
+  type ConnectionOptions,
+  type MemberConnection,
+} from './host/member-connection.ts';
+export {
+  memberRenewIntervalMs,
+  memberStatusParts,
+  memberWorkDeps,
+  type MemberHostDeps,
+  type StatusParts,
+  type WorkHosting,
+} from './host/member-host.ts';
 
 // Member access.
 export { MemberHttp } from './member/member-http.ts';
@@ -34,6 +59,7 @@ export type { Thresholds } from './controllers/cluster-status/ready-threshold.ts
 export { heartbeatRunnable, type HeartbeatDeps } from './controllers/heartbeat/heartbeat.ts';
 export { renewIntervalMs } from './controllers/heartbeat/lease-plan.ts';
 export { KeyTrigger } from './controllers/key-trigger.ts';
+export { specChanges } from './controllers/spec-changes.ts';
 
 // Works.
 export { executionController, type WorkDeps } from './controllers/execution/controller.ts';

@@ -32,6 +32,11 @@ export interface ControllerSpec {
    * that grew while it was failing.
    */
   readonly maxRetryDelayMs?: number;
+  /**
+   * Called once when the controller stops (its workers drained): what it started for its keys
+   * (a member's controllers, say) stops with it, as when this replica loses the leadership.
+   */
+  onStopped?(): Promise<void>;
 }
 
 /** What a reconcile gets besides its key. */

@@ -99,6 +99,7 @@ export async function runController(
   } finally {
     for (const unsubscribe of unsubscribes) unsubscribe();
     queue.shutDown();
+    await spec.onStopped?.();
   }
 }
 

@@ -27,7 +27,8 @@ import {
   type ResourceBinding,
   type Work,
 } from '@kf/api';
-import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, type Lease } from '@kf/kube';
+import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, loadKubeConfig, type Lease } from '@kf/kube';
+import { canI } from './access-review.ts';
 import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import { REPO_ROOT } from './binaries.ts';
 import type { LocalCluster } from './cluster.ts';
@@ -55,13 +56,21 @@ export const DEFAULT_TAINT_POLICY_NAME = 'not-ready-no-execute';
 /** The agent's Lease in the harness: 4 s, renewed every quarter of it (1 s). */
 export const FAILOVER_AGENT_LEASE = { durationMs: 4_000, renewIntervalMs: 1_000 } as const;
 
-/** The agent's short periods: status every 1 s, Lease renewed every 1 s, Ready debounced 3 s. */
-export const FAILOVER_AGENT_FLAGS: readonly string[] = [
+/**
+ * A member host's short periods, the agent's and the control plane's for Push members alike:
+ * status every 1 s, Lease renewed every 1 s, Ready debounced 3 s.
+ */
+export const FAILOVER_MEMBER_HOST_FLAGS: readonly string[] = [
   '--cluster-status-update-frequency=1s',
   '--cluster-success-threshold=3s',
   '--cluster-failure-threshold=3s',
   `--cluster-lease-duration=${String(FAILOVER_AGENT_LEASE.durationMs / 1000)}s`,
   `--cluster-lease-renew-interval-fraction=${String(FAILOVER_AGENT_LEASE.renewIntervalMs / FAILOVER_AGENT_LEASE.durationMs)}`,
+];
+
+/** The agent's: the member host's short periods, one replica. */
+export const FAILOVER_AGENT_FLAGS: readonly string[] = [
+  ...FAILOVER_MEMBER_HOST_FLAGS,
   '--leader-elect=false',
 ];
 
@@ -95,6 +104,11 @@ export interface FailoverFederationOptions {
   readonly controlPlaneFlags?: readonly string[];
   /** Extra agent flags (after the harness's own, so they win). */
   readonly agentFlags?: readonly string[];
+  /**
+   * Members joined in Push mode (`controlplane join`, over the link `controlplane-member:<name>`):
+   * no agent; the control plane reports their status, renews their Lease and applies their Works.
+   */
+  readonly pushMembers?: readonly string[];
   /** Whether to start agents and wait for Ready clusters (default true); a benchmark may play the agents itself. */
   readonly agents?: boolean;
   /**
@@ -109,6 +123,12 @@ export interface FailoverFederationOptions {
   readonly agentClockOffsets?: Readonly<Record<string, string>>;
   /** Root folder for this run (default: a fresh folder under .run/, removed by destroy()). */
   readonly runDir?: string;
+  /**
+   * Runs the control-plane process as its deployed identity (ServiceAccount
+   * `karmada-system/karmada-failover-cp`, a client certificate bound only by
+   * deploy/controlplane/rbac.yaml) instead of the API server's admin (default false).
+   */
+  readonly controlPlaneAsDeployed?: boolean;
   /** The control plane's `--log-level` (default info; its log is `<runDir>/logs/controlplane.log`). */
   readonly logLevel?: string;
   /**
@@ -144,6 +164,7 @@ export class FailoverFederation {
 
   readonly #agents = new Map<string, ManagedProcess>();
   readonly #karmadaAgents = new Set<string>();
+  readonly #pushMembers: ReadonlySet<string>;
   readonly #memberApps = new Map<string, AppsV1Api>();
   readonly #agentUrls = new Map<string, string>();
 
@@ -154,9 +175,11 @@ export class FailoverFederation {
     readonly controlPlaneUrl: string;
     readonly agents: ReadonlyMap<string, StartedAgent>;
     readonly links: FederationLinks;
+    readonly pushMembers: ReadonlySet<string>;
   }) {
     const { federation } = parts;
     this.federation = federation;
+    this.#pushMembers = parts.pushMembers;
     this.links = parts.links;
     this.timing = parts.timing;
     this.controlPlaneProcess = parts.controlPlaneProcess;
@@ -203,9 +226,18 @@ export class FailoverFederation {
     return this.federation.controlPlane.kubeConfig();
   }
 
+  /** Whether the member was joined in Push mode (the control plane hosts it; it has no agent). */
+  isPush(name: string): boolean {
+    return this.#pushMembers.has(name);
+  }
+
   agent(name: string): ManagedProcess {
     const agent = this.#agents.get(name);
-    if (agent === undefined) throw new Error(`no agent for ${name}`);
+    if (agent === undefined) {
+      throw new Error(
+        this.isPush(name) ? `${name} is a Push member: it has no agent` : `no agent for ${name}`,
+      );
+    }
     return agent;
   }
 
@@ -271,16 +303,16 @@ export class FailoverFederation {
     await this.member(name).resumeApiServer();
   }
 
-  /** The whole member goes down, agent included (a data centre lost). */
+  /** The whole member goes down, its agent included when it has one (a data centre lost). */
   async stopMember(name: string): Promise<void> {
-    await this.killAgent(name);
+    if (!this.isPush(name)) await this.killAgent(name);
     await this.member(name).stop();
   }
 
-  /** Brings a stopped member back (same data), then its agent. */
+  /** Brings a stopped member back (same data), then its agent when it has one. */
   async startMember(name: string): Promise<void> {
     await this.member(name).start();
-    await this.startAgent(name);
+    if (!this.isPush(name)) await this.startAgent(name);
   }
 
   /** The Ready condition's status of a Cluster (undefined when absent). */
@@ -370,10 +402,8 @@ export async function startFailoverFederation(
   try {
     await mkdir(join(federation.runDir, 'logs'), { recursive: true });
     await prepareControlPlane(federation, timing, opts.karmadaAgents ?? []);
-    const agents =
-      opts.agents === false
-        ? new Map<string, StartedAgent>()
-        : await startAgents({ federation, links, opts }, started);
+    const pushMembers = new Set(opts.pushMembers ?? []);
+    const agents = await hostMembers({ federation, links, opts }, started);
     const { process: controlPlane, url } = await startControlPlaneProcess(
       { federation, links, timing, opts },
       started,
@@ -385,8 +415,9 @@ export async function startFailoverFederation(
       controlPlaneUrl: url,
       agents,
       links,
+      pushMembers,
     });
-    if (opts.agents !== false) await fed.waitForHealthyClusters();
+    if (opts.agents !== false || pushMembers.size > 0) await fed.waitForHealthyClusters();
     return fed;
   } catch (err) {
     await Promise.allSettled(started.map((p) => p.stop()));
@@ -394,6 +425,24 @@ export async function startFailoverFederation(
     await federation.destroy();
     throw err;
   }
+}
+
+/** Starts the agents of Pull members (unless `agents: false`) and joins the Push members. */
+async function hostMembers(
+  parts: {
+    readonly federation: LocalFederation;
+    readonly links: FederationLinks;
+    readonly opts: FailoverFederationOptions;
+  },
+  started: ManagedProcess[],
+): Promise<Map<string, StartedAgent>> {
+  const push = new Set(parts.opts.pushMembers ?? []);
+  const agents =
+    parts.opts.agents === false ? new Map<string, StartedAgent>() : await startAgents(parts, started);
+  for (const member of parts.federation.members.filter((m) => push.has(m.name))) {
+    await joinPushMember(parts.federation, parts.links, member);
+  }
+  return agents;
 }
 
 /** Fails before any cluster starts on a clock offset that could not be applied. */
@@ -524,7 +573,8 @@ async function startAgents(
   const offsets = parts.opts.agentClockOffsets ?? {};
   const cp = federation.controlPlane;
   const agents = new Map<string, StartedAgent>();
-  for (const member of federation.members) {
+  const push = new Set(parts.opts.pushMembers ?? []);
+  for (const member of federation.members.filter((m) => !push.has(m.name))) {
     const agent = await agentProcess({
       member,
       karmadaKubeconfig: await links.route(
@@ -549,6 +599,35 @@ async function startAgents(
   return agents;
 }
 
+/**
+ * Joins a member in Push mode as an operator would (`controlplane join`, a process), with the
+ * member's admin kubeconfig routed over the control plane's link to it: the Cluster's
+ * apiEndpoint is that link's proxy.
+ */
+async function joinPushMember(
+  federation: LocalFederation,
+  links: FederationLinks,
+  member: LocalCluster,
+): Promise<void> {
+  const cp = federation.controlPlane;
+  const memberKubeconfig = await links.route(
+    LINK.controlPlaneToMember(member.name),
+    member.kubeconfigPath,
+    member.server,
+  );
+  await execFileAsync(
+    process.execPath,
+    [
+      CONTROLPLANE_MAIN,
+      'join',
+      member.name,
+      `--cluster-kubeconfig=${memberKubeconfig}`,
+      `--kubeconfig=${cp.kubeconfigPath}`,
+    ],
+    { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 },
+  );
+}
+
 async function startControlPlaneProcess(
   parts: {
     readonly federation: LocalFederation;
@@ -560,16 +639,43 @@ async function startControlPlaneProcess(
 ): Promise<{ process: ManagedProcess; url: string }> {
   const { federation, timing, opts } = parts;
   const cp = federation.controlPlane;
+  const kubeconfig = opts.controlPlaneAsDeployed === true ? await deployedIdentity(cp) : cp.kubeconfigPath;
   return runControlPlane({
-    kubeconfig: await parts.links.route(LINK.controlPlane, cp.kubeconfigPath, cp.server),
+    kubeconfig: await parts.links.route(LINK.controlPlane, kubeconfig, cp.server),
     runDir: federation.runDir,
     flags: [
       `--log-level=${opts.logLevel ?? 'info'}`,
       ...controlPlaneFlags(timing),
+      ...FAILOVER_MEMBER_HOST_FLAGS,
       ...(opts.controlPlaneFlags ?? []),
     ],
     onStarted: (p) => started.push(p),
   });
+}
+
+export const CONTROL_PLANE_RBAC_FILE = join(REPO_ROOT, 'deploy', 'controlplane', 'rbac.yaml');
+/** Who the control plane is when deployed (deploy/controlplane/rbac.yaml binds its ServiceAccount). */
+export const CONTROL_PLANE_USER = 'system:serviceaccount:karmada-system:karmada-failover-cp';
+
+/** Applies deploy/controlplane/rbac.yaml and returns a kubeconfig of the identity it binds, alone. */
+async function deployedIdentity(cp: LocalCluster): Promise<string> {
+  await execFileAsync(cp.kubectlPath, cp.kubectlArgs('apply', '-f', CONTROL_PLANE_RBAC_FILE));
+  const path = await cp.userKubeconfig(CONTROL_PLANE_USER, [
+    'system:serviceaccounts',
+    'system:serviceaccounts:karmada-system',
+  ]);
+  // The API server authorizes from its own watch of RBAC objects: wait until it has the binding,
+  // or the process's first requests are refused.
+  const kc = loadKubeConfig({ path });
+  await waitUntil(
+    'deploy/controlplane/rbac.yaml in force',
+    () => canI(kc, 'watch', { group: 'cluster.karmada.io', resource: 'clusters' }),
+    {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    },
+  );
+  return path;
 }
 
 /**

@@ -17,6 +17,8 @@ export const LINK = {
   agentToControlPlane: (member: string): string => `agent:${member}`,
   /** A member's agent → its member's API server (applying Works, collecting status). */
   agentToMember: (member: string): string => `agent-member:${member}`,
+  /** The control-plane process → a Push member's API server (status, Lease, Works: it hosts them). */
+  controlPlaneToMember: (member: string): string => `controlplane-member:${member}`,
   /** A member's DNS probes → the control plane's API server (their Cluster condition). */
   probesToControlPlane: (member: string): string => `probe:${member}`,
 } as const;
@@ -73,6 +75,10 @@ export class FederationLinks {
 
   agentToMember(member: string): TcpProxy {
     return this.get(LINK.agentToMember(member));
+  }
+
+  controlPlaneToMember(member: string): TcpProxy {
+    return this.get(LINK.controlPlaneToMember(member));
   }
 
   /** Shared by every DNS probe of the member (started by MemberDns). */

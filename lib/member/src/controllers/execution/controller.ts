@@ -79,6 +79,8 @@ export interface WorkDeps {
   readonly namespaces?: NamespaceLister;
   /** The self-fence, for Works carrying a fence timeout (without it they are not applied). */
   readonly fence?: FenceWiring;
+  /** Why Works with a fence timeout are refused when there is no fence (default: the heartbeat is off). */
+  readonly noFence?: string;
   /** The control plane's ResourceInterpreterCustomizations and the interpreter of their scripts. */
   readonly customizations?: InterpreterCustomizations;
 }
@@ -148,6 +150,7 @@ async function applyWork(
   const outcome = await applyFenced(deps.fence, {
     key,
     work,
+    ...(deps.noFence === undefined ? {} : { noFence: deps.noFence }),
     objects: () => objectRefs(deps, work),
     apply: () => applyAll(deps, work, ctx.signal),
     disarm: (condition) => writeConditions(deps, key, [condition], ctx.now),

@@ -51,7 +51,12 @@ export interface FencedApplyInput {
   /** Writes FenceArmed=False on the Work (its fence timeout is gone). */
   readonly disarm: (condition: ConditionUpdate) => Promise<void>;
   readonly signal: AbortSignal;
+  /** Why a Work with a fence timeout is refused when there is no fence (default: the heartbeat is off). */
+  readonly noFence?: string;
 }
+
+const NO_HEARTBEAT =
+  'a Work with a fence timeout needs the agent heartbeat (controller clusterStatus), which is off';
 
 function isArmed(work: Work): boolean {
   return (
@@ -92,13 +97,7 @@ export async function applyFenced(
     return { kind: 'applied', errors: await input.apply() };
   }
   if (setting.kind === 'invalid') return { kind: 'refused', message: setting.problem };
-  if (wiring === undefined) {
-    return {
-      kind: 'refused',
-      message:
-        'a Work with a fence timeout needs the agent heartbeat (controller clusterStatus), which is off',
-    };
-  }
+  if (wiring === undefined) return { kind: 'refused', message: input.noFence ?? NO_HEARTBEAT };
   const floorMs = MIN_RENEWALS_PER_FENCE * wiring.renewIntervalMs;
   if (setting.seconds * 1000 < floorMs) {
     return {
