@@ -294,6 +294,13 @@ export class FailoverFederation {
     await waitForControlPlaneReady(this.controlPlaneProcess, this.controlPlaneUrl);
   }
 
+  /** Restarts the control-plane process (SIGTERM, then the same flags) and waits until it is ready. */
+  async restartControlPlaneProcess(): Promise<void> {
+    await this.controlPlaneProcess.stop();
+    await this.controlPlaneProcess.start();
+    await waitForControlPlaneReady(this.controlPlaneProcess, this.controlPlaneUrl);
+  }
+
   /** SIGKILLs the member's API server only: its agent keeps running and reports it unreachable. */
   async killMemberApiServer(name: string): Promise<void> {
     await this.member(name).killApiServer();

@@ -57,6 +57,8 @@ export {
   SHIPPED_TAINT_HOLD_SECONDS,
   failsOver,
   partitionAgentLink,
+  partitionPushLink,
+  pushLinkOutcome,
   readyAgainAt,
   renewedAgainAt,
   settleMs,

@@ -1,12 +1,14 @@
 /**
- * One partition of one member's agent link, played and watched the same way by the partition
- * tests and the partition soak benchmark: the link cut or blackholed for a while, restored, then
- * watched until the Lease is renewed again, Ready is True again and the outcome has settled.
+ * One partition of one member's link, played and watched the same way by the partition tests and
+ * the partition soak benchmark: the link (a Pull member's agent → the control plane, or the control
+ * plane → a Push member) cut or blackholed for a while, restored, then watched until the Lease is
+ * renewed again, Ready is True again and the outcome has settled.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { leaseRenewedAtMs } from '@kf/kube';
 import type { FailoverFederation, FailoverTiming } from '../failover-federation.ts';
 import { waitUntil } from '../readiness.ts';
+import type { TcpProxy } from './tcp-proxy.ts';
 import { Observer, type ObservedWorkload, type Sample } from './partition-observer.ts';
 
 /** The shipped default ClusterTaintPolicy's hold time (deploy/controlplane/cluster-taint-policy.yaml). */
@@ -22,6 +24,30 @@ export const READY_TARGET_MS = 2_000;
 export function failsOver(timing: FailoverTiming, seconds: number): boolean {
   return seconds > timing.monitorGraceSeconds + timing.taintHoldSeconds + 2;
 }
+
+/**
+ * What a fault of the control plane's link to a Push member does with the test timings
+ * (FAILOVER_MEMBER_HOST_FLAGS: failure and success thresholds 3 s; a probe waits 5 s for an
+ * answer). Ready is False from the failure threshold after the first unanswered probe (a cut
+ * answers at once, a blackhole only when the probe times out) until the success threshold after
+ * the link is back: the spell is about the fault + success − failure threshold (− the probe's
+ * timeout for a blackhole). A spell longer than the hold fails over; one within 2 s of the hold
+ * either way may go either way (the periods between decide).
+ */
+export function pushLinkOutcome(timing: FailoverTiming, fault: LinkFault): 'holds' | 'fails over' | 'either' {
+  const probeWait = fault.mode === 'blackhole' ? PUSH_PROBE_TIMEOUT_SECONDS : 0;
+  const notReadyFor =
+    fault.seconds + PUSH_SUCCESS_THRESHOLD_SECONDS - PUSH_FAILURE_THRESHOLD_SECONDS - probeWait;
+  if (notReadyFor > timing.taintHoldSeconds + 2) return 'fails over';
+  if (notReadyFor < timing.taintHoldSeconds - 2) return 'holds';
+  return 'either';
+}
+
+/** FAILOVER_MEMBER_HOST_FLAGS' --cluster-failure-threshold and --cluster-success-threshold. */
+const PUSH_FAILURE_THRESHOLD_SECONDS = 3;
+const PUSH_SUCCESS_THRESHOLD_SECONDS = 3;
+/** How long a probe of a member waits for an answer. */
+const PUSH_PROBE_TIMEOUT_SECONDS = 5;
 
 /** From a fault's start, past the moment a stale Unknown from it would have been tainted. */
 export function settleMs(timing: FailoverTiming): number {
@@ -79,17 +105,40 @@ export interface LinkPartitionRun {
  * left True), then for `settle` (say, a failed-over copy coming back), then until a stale Unknown
  * from the fault would have been tainted. `what` is observed throughout.
  */
-export async function partitionAgentLink(
+export function partitionAgentLink(
   fed: FailoverFederation,
   what: ObservedWorkload,
   fault: LinkFault,
   settle?: () => Promise<unknown>,
 ): Promise<LinkPartitionRun> {
+  return partitionLink(fed, { link: fed.links.agentToControlPlane(what.member), what, fault, settle });
+}
+
+/** The same, on the control plane's link to a Push member. */
+export function partitionPushLink(
+  fed: FailoverFederation,
+  what: ObservedWorkload,
+  fault: LinkFault,
+  settle?: () => Promise<unknown>,
+): Promise<LinkPartitionRun> {
+  return partitionLink(fed, { link: fed.links.controlPlaneToMember(what.member), what, fault, settle });
+}
+
+async function partitionLink(
+  fed: FailoverFederation,
+  run: {
+    readonly link: TcpProxy;
+    readonly what: ObservedWorkload;
+    readonly fault: LinkFault;
+    readonly settle: (() => Promise<unknown>) | undefined;
+  },
+): Promise<LinkPartitionRun> {
+  const { link, what, fault, settle } = run;
   const observer = new Observer(fed, what);
   observer.start();
   try {
     const cutAtMs = Date.now();
-    await fed.links.agentToControlPlane(what.member).breakFor(fault.mode, fault.seconds * 1000);
+    await link.breakFor(fault.mode, fault.seconds * 1000);
     const restoredAtMs = Date.now();
     const [renewedAtMs, readyAtMs] = await Promise.all([
       renewedAgainAt(fed, what.member, restoredAtMs),
