@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark and prints its figures: the scheduler's pure assignment, rescheduling
 # through the control-plane process after a cluster failure, the same failover under Karmada's
-# own control plane and the project's, 10,000 bindings over 100 members (placement, memory, restart
+# own control plane and the project's (Pull members, then Push members), 10 Push members beside 10
+# Pull members with 2,000 bindings, 10,000 bindings over 100 members (placement, memory, restart
 # and a member lost), 1,000 CloneSets through Karmada's Lua customization against 1,000
 # Deployments, the DNS probe's per-lookup CPU and
 # RSS (against a local federation) and the memory floor under it, and the agent's status sync
@@ -19,6 +20,10 @@ log "control plane: 1,000 bindings rescheduled after a cluster failure"
 node controlplane/bench/reschedule.bench.ts
 log "control plane: the same failover under Karmada's own control plane and the project's (200 and 1,000 bindings)"
 node controlplane/bench/side-by-side.bench.ts
+log "control plane: the same failover with Push members under Karmada's own control plane and the project's"
+node controlplane/bench/side-by-side.bench.ts --mode=push --bindings=200
+log "control plane: 10 Push members beside 10 Pull members, 2,000 bindings (applied, CPU and RSS, status sync, a member lost)"
+node controlplane/bench/push.bench.ts
 log "control plane: scale, 10,000 bindings over 100 simulated members (set-up, memory, restart, a member lost)"
 node controlplane/bench/scale.bench.ts
 log "control plane: custom kinds, 1,000 CloneSets (Karmada's customization, Lua) against 1,000 Deployments"

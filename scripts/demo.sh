@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Brings up a local federation on loopback (control plane, 3 members with KWOK nodes, member agents,
-# DNS probes, the control plane process, Prometheus) and plays the failover demo with a timeline.
+# Brings up a local federation on loopback (control plane, 3 members with KWOK nodes: member1 and
+# member2 joined in Push mode, member3 with its agent; DNS probes, the control plane process,
+# Prometheus) and plays the failover demo with a timeline.
 # Pass --keep to leave it running until Ctrl-C, --nodes N for N KWOK nodes (and probes) per member.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"

@@ -2,7 +2,7 @@
  * The same failover under both control planes, on this machine:
  *
  *   node controlplane/bench/side-by-side.bench.ts [--bindings=200,1000] [--karmada-eviction-rate=50]
- *       [--only=project|karmada]
+ *       [--only=project|karmada] [--mode=pull|push]
  *
  * For each size: two members, each with a KWOK node and the project's agent (same flags and
  * timings on both sides: status and Lease every second, monitor grace 5 s); `bindings`
@@ -14,6 +14,11 @@
  * like the project's; Karmada's own default is 0.5). Prints, from the kill: when member1's Ready
  * turned Unknown, when it got the NoExecute taint, when every binding had left member1, and the
  * ratios Karmada / project.
+ *
+ * With `--mode=push` both members are Push clusters instead (joined by `controlplane join` on the
+ * project's side, by Karmada's `karmadactl join` on Karmada's; status every second, failure and
+ * success thresholds 3 s on both sides) and member1's API server is SIGKILLed: the first step is
+ * then Ready=False, as each control plane finds member1 unreachable.
  */
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -52,14 +57,23 @@ const { values: args } = parseArgs({
     },
     /** `project` or `karmada` to run one side only (no ratios). */
     only: { type: 'string', default: process.env['KF_BENCH_ONLY'] ?? '' },
+    /** `pull` (agents; member1's agent killed) or `push` (member1's API server killed). */
+    mode: { type: 'string', default: process.env['KF_BENCH_MODE'] ?? 'pull' },
   },
 });
+const PUSH = args.mode === 'push';
+if (!PUSH && args.mode !== 'pull') throw new Error(`--mode must be pull or push, got ${args.mode}`);
+const MEMBERS = ['member1', 'member2'];
 const SIZES = args.bindings.split(',').map(Number);
 const KARMADA_RATE = Number(args['karmada-eviction-rate']);
 const NAMESPACE = 'default';
 const LABEL = { bench: 'side-by-side' };
 /** Room for every replica on one node (2 per binding once all are on member2). */
 const NODE_CAPACITY = { cpu: '256', memory: '1Ti', pods: '4000' };
+
+/** What is killed, and what Ready turns to. */
+const FAILED = PUSH ? 'API server' : 'agent';
+const NOT_READY = PUSH ? 'False' : 'Unknown';
 
 function log(msg: string): void {
   process.stderr.write(`[side-by-side.bench] ${msg}\n`);
@@ -70,11 +84,13 @@ interface Side {
   readonly name: string;
   readonly kubeConfig: KubeConfig;
   member(name: string): KubeConfig;
-  killAgent(member: string): Promise<void>;
+  /** The failure: member1's agent killed (Pull), or its API server (Push). */
+  fail(member: string): Promise<void>;
   destroy(): Promise<void>;
 }
 
 interface Timeline {
+  /** Ready no longer True: Unknown (Pull) or False (Push). */
   readonly unknownMs: number;
   readonly noExecuteMs: number;
   readonly movedMs: number;
@@ -179,14 +195,14 @@ async function failover(side: Side, count: number): Promise<Timeline> {
     apps.createNamespacedDeployment({ namespace: NAMESPACE, body: deployment(i) }),
   );
   await everyCopyOnMember1(side, { apps, bindings, count });
-  log(`${side.name}: ${count} bindings placed, every copy applied on member1; killing member1's agent`);
+  log(`${side.name}: ${count} bindings placed, every copy applied on member1; killing member1's ${FAILED}`);
   const killedAt = performance.now();
-  await side.killAgent('member1');
+  await side.fail('member1');
   let unknownAt: number | undefined;
   let noExecuteAt: number | undefined;
   const movedAt = await until('every binding off member1', async () => {
     const c = await clusters.get('member1');
-    if (unknownAt === undefined && findCondition(c.status?.conditions, 'Ready')?.status === 'Unknown') {
+    if (unknownAt === undefined && findCondition(c.status?.conditions, 'Ready')?.status === NOT_READY) {
       unknownAt = performance.now();
     }
     if (noExecuteAt === undefined && findTaint(c.spec.taints, NOT_READY_NO_EXECUTE) !== undefined) {
@@ -209,6 +225,7 @@ async function projectSide(): Promise<Side> {
   const fed = await startFailoverFederation({
     members: 2,
     nodes: 1,
+    ...(PUSH ? { pushMembers: MEMBERS } : {}),
     nodeCapacity: NODE_CAPACITY,
     timing: { taintHoldSeconds: 0 },
     logLevel: 'warn',
@@ -218,7 +235,7 @@ async function projectSide(): Promise<Side> {
     name: 'karmada-failover',
     kubeConfig: fed.controlPlaneKubeConfig(),
     member: (m) => fed.federation.member(m).kubeConfig(),
-    killAgent: (m) => fed.killAgent(m),
+    fail: (m) => (PUSH ? fed.killMemberApiServer(m) : fed.killAgent(m)),
     destroy: () => fed.destroy(),
   };
 }
@@ -226,6 +243,7 @@ async function projectSide(): Promise<Side> {
 async function karmadaSide(): Promise<Side> {
   const fed = await KarmadaFederation.start({
     member: { nodes: 1, nodeCapacity: NODE_CAPACITY },
+    ...(PUSH ? { pushMembers: MEMBERS } : {}),
     karmada: { controllerManagerFlags: [`--resource-eviction-rate=${KARMADA_RATE}`] },
   });
   const cp = fed.karmada.cluster;
@@ -234,7 +252,7 @@ async function karmadaSide(): Promise<Side> {
     name: `Karmada ${KARMADA_VERSION}`,
     kubeConfig: cp.kubeConfig(),
     member: (m) => fed.member(m).kubeConfig(),
-    killAgent: (m) => fed.killAgent(m),
+    fail: (m) => (PUSH ? fed.member(m).killApiServer() : fed.killAgent(m)),
     destroy: () => fed.destroy(),
   };
 }
@@ -268,13 +286,13 @@ for (const count of SIZES) {
     `${(first ? String(count) : '').padStart(8)}  ${label.padEnd(12)} ${seconds(pick(karmada))} ` +
     `${seconds(pick(project))} ${ratio(pick(karmada), pick(project))}`;
   rows.push(
-    row('to Unknown', (t) => t.unknownMs, true),
+    row(PUSH ? 'to False' : 'to Unknown', (t) => t.unknownMs, true),
     row('to NoExecute', (t) => t.noExecuteMs, false),
     row('all moved', (t) => t.movedMs, false),
   );
 }
 process.stdout.write(
-  `seconds from member1's agent SIGKILLed; Karmada's --resource-eviction-rate=${KARMADA_RATE}, the project's default pacing\n` +
+  `${PUSH ? 'Push members; ' : ''}seconds from member1's ${FAILED} SIGKILLed; Karmada's --resource-eviction-rate=${KARMADA_RATE}, the project's default pacing\n` +
     `bindings  ${'step'.padEnd(12)} ${'Karmada'.padStart(7)} ${'project'.padStart(7)} ${'ratio'.padStart(7)}\n` +
     `${rows.join('\n')}\n`,
 );

@@ -1,6 +1,7 @@
 /**
- * The demo (`bash scripts/demo.sh`), start to finish: the federation with agents, DNS probes, the
- * control plane and Prometheus; the cluster failover of `nginx` and a DNS outage remedied by
+ * The demo (`bash scripts/demo.sh`), start to finish: the federation (member1 and member2 in Push
+ * mode, member3 with its agent), DNS probes, the control plane and Prometheus; the cluster failover
+ * of `nginx` (member1, a Push member, lost: Ready=False ClusterNotReachable) and a DNS outage remedied by
  * TrafficControl, as its timeline tells them; every Grafana dashboard query answered with data by
  * the real Prometheus that scraped the demo.
  */
@@ -40,7 +41,7 @@ describe('the demo', () => {
       step(/scheduled: member1:1, member2:2/),
       step(/Available on the members: member1 1\/1, member2 2\/2/),
       step(/^member1 lost/),
-      step(/^member1 Ready=Unknown/),
+      step(/^member1 Ready=False \(ClusterNotReachable\)/),
       step(/^member1 tainted .*NoExecute/),
       step(/rescheduled: member2:3/),
       step(/Available on member2: 3\/3/),

@@ -109,6 +109,11 @@ export interface FailoverFederationOptions {
    * no agent; the control plane reports their status, renews their Lease and applies their Works.
    */
   readonly pushMembers?: readonly string[];
+  /**
+   * What joins the Push members: `controlplane join` (default) or Karmada's own `karmadactl join`
+   * (Karmada's Cluster and Secret shapes, its member ServiceAccount and role).
+   */
+  readonly pushJoin?: 'controlplane' | 'karmadactl';
   /** Whether to start agents and wait for Ready clusters (default true); a benchmark may play the agents itself. */
   readonly agents?: boolean;
   /**
@@ -447,7 +452,7 @@ async function hostMembers(
   const agents =
     parts.opts.agents === false ? new Map<string, StartedAgent>() : await startAgents(parts, started);
   for (const member of parts.federation.members.filter((m) => push.has(m.name))) {
-    await joinPushMember(parts.federation, parts.links, member);
+    await joinPushMember(parts.federation, parts.links, member, parts.opts.pushJoin ?? 'controlplane');
   }
   return agents;
 }
@@ -607,14 +612,15 @@ async function startAgents(
 }
 
 /**
- * Joins a member in Push mode as an operator would (`controlplane join`, a process), with the
- * member's admin kubeconfig routed over the control plane's link to it: the Cluster's
- * apiEndpoint is that link's proxy.
+ * Joins a member in Push mode as an operator would (`controlplane join` or `karmadactl join`, a
+ * process), with the member's admin kubeconfig routed over the control plane's link to it: the
+ * Cluster's apiEndpoint is that link's proxy.
  */
 async function joinPushMember(
   federation: LocalFederation,
   links: FederationLinks,
   member: LocalCluster,
+  by: 'controlplane' | 'karmadactl',
 ): Promise<void> {
   const cp = federation.controlPlane;
   const memberKubeconfig = await links.route(
@@ -622,17 +628,15 @@ async function joinPushMember(
     member.kubeconfigPath,
     member.server,
   );
-  await execFileAsync(
-    process.execPath,
-    [
-      CONTROLPLANE_MAIN,
-      'join',
-      member.name,
-      `--cluster-kubeconfig=${memberKubeconfig}`,
-      `--kubeconfig=${cp.kubeconfigPath}`,
-    ],
-    { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 },
-  );
+  const args = [
+    'join',
+    member.name,
+    `--cluster-kubeconfig=${memberKubeconfig}`,
+    `--kubeconfig=${cp.kubeconfigPath}`,
+  ];
+  const options = { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 };
+  if (by === 'karmadactl') await execFileAsync((await karmadaBinaries()).karmadactl, args, options);
+  else await execFileAsync(process.execPath, [CONTROLPLANE_MAIN, ...args], options);
 }
 
 async function startControlPlaneProcess(

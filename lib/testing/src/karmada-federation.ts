@@ -3,6 +3,8 @@
  * identities as in the project's own federation), and what interop tests and benchmarks read back
  * from both sides.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { AppsV1Api } from '@kubernetes/client-node';
 import {
   clusterKind,
@@ -22,11 +24,12 @@ import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import type { LocalCluster } from './cluster.ts';
 import { agentProcess } from './failover-federation.ts';
 import { startMember } from './federation.ts';
-import { KarmadaControlPlane, type KarmadaOptions } from './karmada.ts';
+import { KarmadaControlPlane, karmadaBinaries, type KarmadaOptions } from './karmada.ts';
 import type { ManagedProcess } from './process.ts';
 import { demoDeployment } from './rollout.ts';
 import type { MemberOptions } from './types.ts';
 
+const execFileAsync = promisify(execFile);
 const NAMESPACE = 'default';
 export const NOT_READY_NO_EXECUTE: TaintIdentity = {
   key: 'cluster.karmada.io/not-ready',
@@ -39,6 +42,8 @@ export interface KarmadaFederationOptions {
   /** KWOK nodes and their capacity per member (default one node). */
   readonly member?: MemberOptions;
   readonly karmada?: KarmadaOptions;
+  /** Members joined in Push mode by Karmada's `karmadactl join` (no agent; Karmada's controller-manager hosts them). */
+  readonly pushMembers?: readonly string[];
 }
 
 /** Karmada's control plane with members running the project's agent. */
@@ -68,8 +73,11 @@ export class KarmadaFederation {
       for (const name of members) {
         peer.#members.set(name, await startMember(name, peer.karmada.runDir, { nodes: 1, ...opts.member }));
       }
-      await applyAgentAccess(peer.karmada.cluster, members);
-      for (const name of members) await peer.startAgent(name);
+      const push = new Set(opts.pushMembers ?? []);
+      const pull = members.filter((m) => !push.has(m));
+      await applyAgentAccess(peer.karmada.cluster, pull);
+      for (const name of pull) await peer.startAgent(name);
+      for (const name of members.filter((m) => push.has(m))) await peer.#karmadactlJoin(name);
       return peer;
     } catch (err) {
       await peer.destroy();
@@ -92,6 +100,20 @@ export class KarmadaFederation {
     });
     await agent.start();
     this.#agents.set(name, agent);
+  }
+
+  /** `karmadactl join <name>` with the member's admin kubeconfig, against Karmada's API server. */
+  async #karmadactlJoin(name: string): Promise<void> {
+    await execFileAsync(
+      (await karmadaBinaries()).karmadactl,
+      [
+        'join',
+        name,
+        `--cluster-kubeconfig=${this.member(name).kubeconfigPath}`,
+        `--kubeconfig=${this.karmada.cluster.kubeconfigPath}`,
+      ],
+      { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 },
+    );
   }
 
   /** SIGKILLs the member's agent. */

@@ -37,6 +37,8 @@ export interface KarmadaBinaries {
   /** Karmada's admission webhook configuration (its deploy artifact, URLs to be filled in). */
   readonly webhookConfiguration: string;
   binary(component: KarmadaComponent | 'agent'): string;
+  /** Karmada's CLI (`karmadactl join` makes Push clusters as Karmada users do). */
+  readonly karmadactl: string;
 }
 
 let located: Promise<KarmadaBinaries> | undefined;
@@ -51,6 +53,7 @@ export function karmadaBinaries(): Promise<KarmadaBinaries> {
       crdDir,
       webhookConfiguration: join(crdDir, '..', 'deploy', 'webhook-configuration.yaml'),
       binary: (component) => join(dir, `karmada-${component}`),
+      karmadactl: join(dir, 'karmadactl'),
     };
   })();
   return located;
@@ -64,6 +67,10 @@ export const KARMADA_TEST_CONTROLLER_FLAGS: readonly string[] = [
   '--feature-gates=Failover=true,GracefulEviction=true',
   '--enable-no-execute-taint-eviction=true',
   '--resource-eviction-rate=50',
+  // Push clusters: the same periods as the project's federation gives its member hosts.
+  '--cluster-status-update-frequency=1s',
+  '--cluster-success-threshold=3s',
+  '--cluster-failure-threshold=3s',
 ];
 
 export interface KarmadaOptions {

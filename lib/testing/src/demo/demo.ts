@@ -1,11 +1,14 @@
 /**
- * The demo: a local federation with everything of karmada-failover running (member agents, DNS
- * probes on every node, the control plane with --failover, a real Prometheus scraping them all),
- * then two failures played out while a timeline says what happened and how long each step took:
+ * The demo: a local federation with everything of karmada-failover running (member1 and member2
+ * joined in Push mode, so that the control plane reports them and applies their Works; member3
+ * in Pull mode with its agent; DNS probes on every node; the control plane with --failover; a real
+ * Prometheus scraping them all), then two failures played out while a timeline says what happened,
+ * in which mode, and how long each step took:
  *
- *  1. cluster failover: `nginx` divided member1:1, member2:2; member1 is lost, its replica
- *     moves to member2; when member1 returns its old copy is removed, and once member1 has been
- *     steady for the policy's fail-back window the replica goes back to it;
+ *  1. cluster failover: `nginx` divided member1:1, member2:2; member1 (Push) is lost, the control
+ *     plane finds it unreachable and its replica moves to member2; when member1 returns its old
+ *     copy is removed, and once member1 has been steady for the policy's fail-back window the
+ *     replica goes back to it;
  *  2. a DNS outage in member3: the probes report it, a Remedy turns on TrafficControl, the
  *     MultiClusterIngress stops routing to member3; DNS back, all of it is undone.
  *
@@ -47,6 +50,12 @@ export const ALERT_RULES = join(REPO_ROOT, 'deploy', 'prometheus', 'karmada-fail
 const DNS_CONDITION = 'ServiceDomainNameResolutionReady';
 const BINDING = `${APP}-deployment`;
 const BINDING_KEY = `${DEMO_NAMESPACE}/${BINDING}`;
+/** Joined in Push mode: the control plane hosts them (no agent); member3 keeps its agent. */
+const PUSH_MEMBERS = ['member1', 'member2'];
+
+function pullMembers(fed: FailoverFederation): string[] {
+  return fed.memberNames.filter((m) => !fed.isPush(m));
+}
 /** Short election periods, so that an agent restarted after a SIGKILL leads again within seconds. */
 const AGENT_ELECTION_FLAGS = [
   '--leader-elect=true',
@@ -77,16 +86,22 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
   const undo: (() => Promise<unknown>)[] = [];
   try {
     t.note('== setting up');
-    t.mark('starting a control plane and 3 member clusters, an agent per member, the control plane process');
+    t.mark(
+      'starting a control plane and 3 member clusters: member1 and member2 joined in Push mode, an agent in member3, the control plane process',
+    );
     const fed = await startFailoverFederation({
       members: 3,
       nodes: opts.nodes ?? 2,
+      pushMembers: PUSH_MEMBERS,
       // As the member chart runs them: elected, so a second replica could take over.
       agentFlags: AGENT_ELECTION_FLAGS,
       ...(opts.runDir !== undefined ? { runDir: opts.runDir } : {}),
     });
     undo.unshift(() => fed.destroy());
-    t.mark(`every Cluster registered by its agent, Ready and untainted (run folder ${fed.runDir})`);
+    t.mark(
+      'every Cluster Ready and untainted: member1 and member2 joined by `controlplane join` (Push: the control plane ' +
+        `reports them, renews their Lease, applies their Works), member3 registered by its agent (Pull) (run folder ${fed.runDir})`,
+    );
 
     const dns = await MemberDns.start(fed);
     undo.unshift(() => dns.destroy());
@@ -106,7 +121,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
     const targets = await prometheus.targets();
     t.mark(
       `Prometheus ${prometheus.url} scraping ${targets.length} targets every ${prometheus.intervalSeconds}s ` +
-        `(control plane, ${fed.memberNames.length} agents, ${dns.probes().length} probes), alert rules loaded`,
+        `(control plane, ${pullMembers(fed).length} agent, ${dns.probes().length} probes), alert rules loaded`,
     );
     const windowStart = Date.now() / 1000;
 
@@ -168,13 +183,14 @@ async function clusterFailover(fed: FailoverFederation, t: Timeline): Promise<vo
   t.mark('nginx Available on the members: member1 1/1, member2 2/2');
 
   const lostAt = t.mark(
-    'member1 lost: its agent killed, its API server and the rest of the cluster stopping',
+    'member1 lost (Push): its API server and the rest of the cluster stopping; nothing in it reports, the control plane probes it',
   );
   await fed.stopMember('member1');
-  await until('member1 Unknown', async () => (await fed.readyStatus('member1')) === 'Unknown');
+  await until('member1 not reachable', async () => (await fed.readyStatus('member1')) === 'False');
+  const ready = findCondition((await fed.clusters.get('member1')).status?.conditions, 'Ready');
   t.mark(
-    `member1 Ready=Unknown, ${seconds(t.now() - lostAt)} after it was lost ` +
-      `(no Lease renewal for the ${fed.timing.monitorGraceSeconds}s grace period)`,
+    `member1 Ready=False (${ready?.reason ?? ''}), ${seconds(t.now() - lostAt)} after it was lost ` +
+      '(the control plane could not reach it for its failure threshold; a Push cluster is never Unknown)',
   );
   await until('member1 NoSchedule', async () => hasTaint(await fed.clusters.get('member1'), 'NoSchedule'));
   t.mark(
@@ -196,12 +212,12 @@ async function clusterFailover(fed: FailoverFederation, t: Timeline): Promise<vo
   const works = await worksOfBinding(fed, BINDING);
   if (works['member1'] !== undefined) {
     t.mark(
-      `member1's Work stays${works['member1'].deleting ? ' (deleting)' : ''} until member1's agent can remove the copy`,
+      `member1's Work stays${works['member1'].deleting ? ' (deleting)' : ''} until the control plane can remove the copy from member1`,
     );
   }
 
   await fed.startMember('member1');
-  const backAt = t.mark('member1 back: API server and agent running again');
+  const backAt = t.mark('member1 back: its API server running again, the control plane reaches it');
   await until('member1 Ready', async () => (await fed.readyStatus('member1')) === 'True');
   t.mark(`member1 Ready=True, ${seconds(t.now() - backAt)} after it came back`);
   await until(
@@ -300,7 +316,7 @@ async function startPrometheus(fed: FailoverFederation, dns: MemberDns): Promise
   const address = (url: string): string => new URL(url).host;
   const targets: ScrapeTarget[] = [
     { job: 'karmada-failover-controlplane', address: address(fed.controlPlaneUrl) },
-    ...fed.memberNames.map((member) => ({
+    ...pullMembers(fed).map((member) => ({
       job: 'karmada-failover-agent',
       address: address(fed.agentUrl(member)),
       labels: { member },
