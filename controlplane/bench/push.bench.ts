@@ -15,7 +15,7 @@
  *             for Push, the difference from the Pull run per Push member
  *   status    mean seconds of one status sync (probe, collection, write): the control plane's
  *             for Push members, the agents' for Pull ones
- *   lost      member01 fails (Push: its API server SIGKILLed; Pull: its agent): seconds until it
+ *   lost      member1 fails (Push: its API server SIGKILLed; Pull: its agent): seconds until it
  *             is not ready, and until every binding that was on it has left it
  */
 import { performance } from 'node:perf_hooks';
@@ -64,7 +64,7 @@ const PAIR_LABEL = 'push-bench-pair';
 const NODE_CAPACITY = { cpu: '512', memory: '2Ti', pods: '8000' };
 const { log, print, untilPhase } = benchOutput('push.bench');
 
-const memberName = (i: number): string => `member${String(i + 1).padStart(2, '0')}`;
+const memberName = (i: number): string => `member${String(i + 1)}`;
 const appName = (i: number): string => `app-${String(i).padStart(5, '0')}`;
 
 function deployment(i: number): V1Deployment {

@@ -35,6 +35,7 @@ import {
   placement,
   policyFor,
   propagate,
+  returnedWithoutFailBack,
   runsAvailable,
   until,
   worksOf,
@@ -157,33 +158,7 @@ describe('the walkthrough with member1 and member2 in Push mode, member3 in Pull
 
   it("removes member1's Work and copy when member1 returns, and does not move back", async () => {
     await fed.startMemberApiServer('member1');
-    await until(
-      'member1 Ready=True',
-      async () => ready(await fed.clusters.get('member1'))?.status === 'True',
-      90_000,
-    );
-    await until(
-      'member1 Work gone',
-      async () => (await worksOf(fed, 'nginx'))['member1'] === undefined,
-      60_000,
-    );
-    await until(
-      'nginx gone from member1',
-      async () => (await memberCopy(fed, 'member1', 'nginx')) === undefined,
-      30_000,
-    );
-    await until(
-      'member1 untainted',
-      async () => ((await fed.clusters.get('member1')).spec.taints ?? []).length === 0,
-      30_000,
-    );
-    await holdsFor(5000, 'no fail-back', async () => {
-      const p = await placement(fed, 'nginx');
-      return (
-        JSON.stringify(p) === JSON.stringify({ member2: 3 }) &&
-        (await runsAvailable(fed, 'member2', 'nginx', 3))
-      );
-    });
+    await returnedWithoutFailBack(fed, 'member1', 'nginx', { member2: 3 });
   });
 
   it('did all of it as its deployed identity, refused nothing, and wrote no member token to its log or an Event', async () => {

@@ -410,3 +410,35 @@ export function mountingConfigMap(deployment: V1Deployment, configMap: string): 
     },
   };
 }
+
+/**
+ * After `member` returned: Ready=True again, its old Work and its copy of `app` removed, its
+ * taints gone, and for 5 s `app` stays where it moved (`stays`: cluster → replicas, all available).
+ */
+export async function returnedWithoutFailBack(
+  fed: FailoverFederation,
+  member: string,
+  app: string,
+  stays: Readonly<Record<string, number>>,
+): Promise<void> {
+  await until(`${member} Ready=True`, async () => (await fed.readyStatus(member)) === 'True', 90_000);
+  await until(`${member} Work gone`, async () => (await worksOf(fed, app))[member] === undefined, 60_000);
+  await until(
+    `${app} gone from ${member}`,
+    async () => (await memberCopy(fed, member, app)) === undefined,
+    30_000,
+  );
+  await until(
+    `${member} untainted`,
+    async () => ((await fed.clusters.get(member)).spec.taints ?? []).length === 0,
+    30_000,
+  );
+  await holdsFor(5000, 'no fail-back', async () => {
+    const p = await placement(fed, app);
+    if (JSON.stringify(p) !== JSON.stringify(stays)) return false;
+    for (const [cluster, replicas] of Object.entries(stays)) {
+      if (!(await runsAvailable(fed, cluster, app, replicas))) return false;
+    }
+    return true;
+  });
+}

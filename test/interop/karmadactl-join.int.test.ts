@@ -13,13 +13,12 @@ import { SECRET_RESOURCE, type Secret } from '@kf/member';
 import { dividedByStaticWeights, startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import {
   demoDeployment,
-  memberCopy,
   placement,
   policyFor,
   propagate,
+  returnedWithoutFailBack,
   runsAvailable,
   until,
-  worksOf,
 } from '../e2e/support.ts';
 
 let fed: FailoverFederation;
@@ -82,12 +81,6 @@ describe('a Push cluster joined by karmadactl join', () => {
     await until('web 2/2 on member2', () => runsAvailable(fed, 'member2', 'web', 2), 60_000);
 
     await fed.startMemberApiServer('member1');
-    await until('member1 Ready=True', async () => (await readyOf('member1'))?.status === 'True', 90_000);
-    await until(
-      'member1 Work gone',
-      async () => (await worksOf(fed, 'web'))['member1'] === undefined,
-      60_000,
-    );
-    await until('web gone from member1', async () => (await memberCopy(fed, 'member1', 'web')) === undefined);
+    await returnedWithoutFailBack(fed, 'member1', 'web', { member2: 2 });
   });
 });
