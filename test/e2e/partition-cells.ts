@@ -19,6 +19,25 @@ import {
   worksOf,
 } from './support.ts';
 
+/** The faults of a link matrix: cut (RST) or blackholed (silence), for each of these lengths. */
+export const LINK_FAULT_SECONDS = [1, 5, 15, 30, 60] as const;
+export const LINK_FAULT_MODES = ['cut', 'blackhole'] as const;
+
+export interface LinkCell {
+  readonly mode: (typeof LINK_FAULT_MODES)[number];
+  readonly seconds: number;
+  readonly member: string;
+}
+
+/** One cell per mode and length, each on a member of its own: member1 … member10. */
+export const LINK_CELLS: readonly LinkCell[] = LINK_FAULT_MODES.flatMap((mode, m) =>
+  LINK_FAULT_SECONDS.map((seconds, i) => ({
+    mode,
+    seconds,
+    member: `member${String(m * LINK_FAULT_SECONDS.length + i + 1)}`,
+  })),
+);
+
 /**
  * A Deployment of one replica Duplicated onto `member` (and `spare`, when given: somewhere for it
  * to stay healthy while `member` is failed over), placed and with its copy on `member`.

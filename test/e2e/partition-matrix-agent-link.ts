@@ -24,21 +24,11 @@ import {
   type FailoverFederation,
   type LinkPartitionRun,
 } from '@kf/testing';
-import { READY_BOUND_MS, cameBackCleanly, placeOn } from './partition-cells.ts';
+import { LINK_CELLS, READY_BOUND_MS, cameBackCleanly, placeOn, type LinkCell } from './partition-cells.ts';
 import { NAMESPACE, agentMetric } from './support.ts';
 
-const SECONDS = [1, 5, 15, 30, 60] as const;
-const MODES = ['cut', 'blackhole'] as const;
-
-interface Cell {
-  readonly mode: (typeof MODES)[number];
-  readonly seconds: number;
-  readonly member: string;
-}
-
-const cells: readonly Cell[] = MODES.flatMap((mode, m) =>
-  SECONDS.map((seconds, i) => ({ mode, seconds, member: `member${String(m * SECONDS.length + i + 1)}` })),
-);
+const cells = LINK_CELLS;
+type Cell = LinkCell;
 
 /** A cell's partition (settled once the copy was back, for a cell that failed over). */
 interface CellReport extends LinkPartitionRun {

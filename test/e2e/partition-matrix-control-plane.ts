@@ -23,8 +23,8 @@ import {
   type FailoverFederation,
   type Sample,
 } from '@kf/testing';
-import { READY_BOUND_MS, observe, placeOn } from './partition-cells.ts';
-const SECONDS = [1, 5, 15, 30, 60] as const;
+import { READY_BOUND_MS, observe, placeOn, LINK_FAULT_SECONDS } from './partition-cells.ts';
+const SECONDS = LINK_FAULT_SECONDS;
 const KINDS = ['link-cut', 'link-blackhole', 'api-restart', 'control-plane-restart'] as const;
 type Kind = (typeof KINDS)[number];
 const OUTAGE_SECONDS = 120;

@@ -25,11 +25,8 @@ import {
   type FailoverFederation,
   type LinkPartitionRun,
 } from '@kf/testing';
-import { cameBackCleanly, placeOn } from './partition-cells.ts';
+import { LINK_CELLS, cameBackCleanly, placeOn, type LinkCell } from './partition-cells.ts';
 import { NAMESPACE, placement } from './support.ts';
-
-const SECONDS = [1, 5, 15, 30, 60] as const;
-const MODES = ['cut', 'blackhole'] as const;
 
 /**
  * Ready is True again within the success threshold (3 s) after the first answer, which a probe
@@ -37,15 +34,8 @@ const MODES = ['cut', 'blackhole'] as const;
  */
 const PUSH_READY_BOUND_MS = 10_000;
 
-interface Cell {
-  readonly mode: (typeof MODES)[number];
-  readonly seconds: number;
-  readonly member: string;
-}
-
-const cells: readonly Cell[] = MODES.flatMap((mode, m) =>
-  SECONDS.map((seconds, i) => ({ mode, seconds, member: `member${String(m * SECONDS.length + i + 1)}` })),
-);
+const cells = LINK_CELLS;
+type Cell = LinkCell;
 
 interface CellReport extends LinkPartitionRun {
   readonly initialUid: string;
@@ -89,9 +79,17 @@ async function readyOf(member: string): Promise<string> {
   return c?.status?.conditions?.find((x) => x.type === 'Ready')?.status ?? 'absent';
 }
 
+/**
+ * Every cell's placement, cluster → replicas, in cluster-name order: which clusters and how many
+ * replicas, not the order of `spec.clusters` (a restart's scheduler may list the same ones in
+ * another order).
+ */
 async function placements(): Promise<string> {
   const out: Record<string, unknown> = {};
-  for (const cell of cells) out[cell.member] = await placement(fed, `web-${cell.member}`);
+  for (const cell of cells) {
+    const p = (await placement(fed, `web-${cell.member}`)) ?? {};
+    out[cell.member] = Object.fromEntries(Object.entries(p).sort(([a], [b]) => a.localeCompare(b)));
+  }
   return JSON.stringify(out);
 }
 

@@ -10,7 +10,7 @@ import { InterpreterCustomizations, SECRET_RESOURCE, memberMetricFamilies, type 
 import { DEFAULT_METRIC_PREFIX, whenAborted } from '@kf/runtime';
 import { isControllerEnabled } from '../cli.ts';
 import type { ControllerSet } from '../wiring.ts';
-import { pushSupervisor } from './push-controllers.ts';
+import { pushSupervisor, sharedSecretReads } from './push-controllers.ts';
 import { memberParts } from './member-parts.ts';
 import { PUSH_PARTS, PushHosts } from './push-hosts.ts';
 
@@ -44,7 +44,9 @@ export const pushClusters: ControllerSet = (w) => {
     log,
   );
   const problems = new Map<string, string>();
-  const secrets = new ResourceClient<Secret>(w.kubeConfig, SECRET_RESOURCE);
+  const secrets = sharedSecretReads(new ResourceClient<Secret>(w.kubeConfig, SECRET_RESOURCE), () =>
+    w.clock.monotonic(),
+  );
   return {
     runnables:
       customizations === undefined

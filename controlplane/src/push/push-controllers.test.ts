@@ -3,7 +3,12 @@ import type { WatchCache } from '@kf/kube';
 import type { Secret } from '@kf/member';
 import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
-import { ACCESS_RECHECK_MS, PROBLEM_RECHECK_MS, pushSupervisor } from './push-controllers.ts';
+import {
+  ACCESS_RECHECK_MS,
+  PROBLEM_RECHECK_MS,
+  pushSupervisor,
+  sharedSecretReads,
+} from './push-controllers.ts';
 import type { PushAccessKey, PushPart } from './push-hosts.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -153,5 +158,49 @@ describe('Push supervisor', () => {
     const h = harness('work-status');
     await h.spec.onStopped?.();
     expect(h.calls).toEqual(['release m1 work-status']);
+  });
+});
+
+describe('sharedSecretReads', () => {
+  it('answers the three supervisors of one reconcile with one GET, and reads again after the window', async () => {
+    let now = 0;
+    const gets: string[] = [];
+    const shared = sharedSecretReads(
+      {
+        find: (key: string) => {
+          gets.push(key);
+          return Promise.resolve(secret(`t${String(gets.length)}`));
+        },
+      },
+      () => now,
+      5_000,
+    );
+    const [a, b, c] = await Promise.all([shared.find('ns/a'), shared.find('ns/a'), shared.find('ns/a')]);
+    expect(gets).toEqual(['ns/a']);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    await shared.find('ns/b');
+    now = 4_999;
+    await shared.find('ns/a');
+    expect(gets).toEqual(['ns/a', 'ns/b']);
+    now = 5_000;
+    await shared.find('ns/a');
+    expect(gets).toEqual(['ns/a', 'ns/b', 'ns/a']);
+  });
+
+  it('does not share a failed read', async () => {
+    let calls = 0;
+    const shared = sharedSecretReads(
+      {
+        find: () => {
+          calls++;
+          return calls === 1 ? Promise.reject(new Error('down')) : Promise.resolve(undefined);
+        },
+      },
+      () => 0,
+    );
+    await expect(shared.find('ns/a')).rejects.toThrow('down');
+    await expect(shared.find('ns/a')).resolves.toBeUndefined();
+    expect(calls).toBe(2);
   });
 });

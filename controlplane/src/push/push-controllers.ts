@@ -23,6 +23,34 @@ export const ACCESS_RECHECK_MS = 60_000;
 /** How soon a Push cluster that cannot be reached as it says is looked at again. */
 export const PROBLEM_RECHECK_MS = 10_000;
 
+/** How long one read of a Secret serves every supervisor: they reconcile a cluster together. */
+export const SHARED_READ_MS = 5_000;
+
+/**
+ * Reads of Secrets shared for `windowMs`: the three supervisors reconcile the same Cluster on
+ * the same event and at the same rechecks, so one GET answers all three.
+ */
+export function sharedSecretReads(
+  secrets: Pick<ResourceClient<Secret>, 'find'>,
+  monotonic: () => number,
+  windowMs = SHARED_READ_MS,
+): Pick<ResourceClient<Secret>, 'find'> {
+  const recent = new Map<string, { readonly at: number; readonly read: Promise<Secret | undefined> }>();
+  return {
+    find(key, options) {
+      const now = monotonic();
+      for (const [k, r] of recent) if (now - r.at >= windowMs) recent.delete(k);
+      const hit = recent.get(key);
+      if (hit !== undefined) return hit.read;
+      const read = secrets.find(key, options);
+      recent.set(key, { at: now, read });
+      // A failed read is not shared: the next caller asks again.
+      read.catch(() => recent.delete(key));
+      return read;
+    },
+  };
+}
+
 export interface PushSupervisorDeps {
   /** Read by name only: the control plane never lists or watches Secrets. */
   readonly secrets: Pick<ResourceClient<Secret>, 'find'>;

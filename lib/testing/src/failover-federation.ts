@@ -35,6 +35,7 @@ import type { LocalCluster } from './cluster.ts';
 import { clockOffsetEnvFor, parseClockOffset } from './clock-offset.ts';
 import { FederationLinks, LINK } from './faults/federation-links.ts';
 import { karmadaBinaries } from './karmada.ts';
+import { MEMBER_STATUS_FLAGS } from './member-host-timing.ts';
 import { PID_FILE, startFederation, type LocalFederation } from './federation.ts';
 import type { MemberOptions } from './types.ts';
 import { freePort } from './ports.ts';
@@ -61,9 +62,7 @@ export const FAILOVER_AGENT_LEASE = { durationMs: 4_000, renewIntervalMs: 1_000 
  * status every 1 s, Lease renewed every 1 s, Ready debounced 3 s.
  */
 export const FAILOVER_MEMBER_HOST_FLAGS: readonly string[] = [
-  '--cluster-status-update-frequency=1s',
-  '--cluster-success-threshold=3s',
-  '--cluster-failure-threshold=3s',
+  ...MEMBER_STATUS_FLAGS,
   `--cluster-lease-duration=${String(FAILOVER_AGENT_LEASE.durationMs / 1000)}s`,
   `--cluster-lease-renew-interval-fraction=${String(FAILOVER_AGENT_LEASE.renewIntervalMs / FAILOVER_AGENT_LEASE.durationMs)}`,
 ];
@@ -439,13 +438,16 @@ export async function startFailoverFederation(
   }
 }
 
+/** What starting the members' hosts needs. */
+interface MemberStartParts {
+  readonly federation: LocalFederation;
+  readonly links: FederationLinks;
+  readonly opts: FailoverFederationOptions;
+}
+
 /** Starts the agents of Pull members (unless `agents: false`) and joins the Push members. */
 async function hostMembers(
-  parts: {
-    readonly federation: LocalFederation;
-    readonly links: FederationLinks;
-    readonly opts: FailoverFederationOptions;
-  },
+  parts: MemberStartParts,
   started: ManagedProcess[],
 ): Promise<Map<string, StartedAgent>> {
   const push = new Set(parts.opts.pushMembers ?? []);
@@ -573,11 +575,7 @@ export async function agentProcess(spec: AgentProcessSpec): Promise<StartedAgent
 }
 
 async function startAgents(
-  parts: {
-    readonly federation: LocalFederation;
-    readonly links: FederationLinks;
-    readonly opts: FailoverFederationOptions;
-  },
+  parts: MemberStartParts,
   started: ManagedProcess[],
 ): Promise<Map<string, StartedAgent>> {
   const { federation, links } = parts;

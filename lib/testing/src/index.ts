@@ -18,6 +18,7 @@ export {
   type LocalFederation,
 } from './federation.ts';
 export { newRunDir, removeRunDir } from './run-dir.ts';
+export { FAILOVER_MEMBER_HOST, MEMBER_STATUS_FLAGS } from './member-host-timing.ts';
 export { ManagedProcess, type ProcessSpec } from './process.ts';
 export { freePort } from './ports.ts';
 export { ensureClusterPki, type ClusterPki } from './pki.ts';

@@ -14,6 +14,7 @@ import { LocalCluster } from './cluster.ts';
 import { installCrds } from './crds.ts';
 import { CONTROL_PLANE_NAME, PID_FILE } from './federation.ts';
 import { freePort } from './ports.ts';
+import { MEMBER_STATUS_FLAGS } from './member-host-timing.ts';
 import { ManagedProcess, logTail } from './process.ts';
 import { httpsStatus, waitUntil } from './readiness.ts';
 import { newRunDir, removeRunDir } from './run-dir.ts';
@@ -68,9 +69,7 @@ export const KARMADA_TEST_CONTROLLER_FLAGS: readonly string[] = [
   '--enable-no-execute-taint-eviction=true',
   '--resource-eviction-rate=50',
   // Push clusters: the same periods as the project's federation gives its member hosts.
-  '--cluster-status-update-frequency=1s',
-  '--cluster-success-threshold=3s',
-  '--cluster-failure-threshold=3s',
+  ...MEMBER_STATUS_FLAGS,
 ];
 
 export interface KarmadaOptions {

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { leaseRenewedAtMs } from '@kf/kube';
 import type { FailoverFederation, FailoverTiming } from '../failover-federation.ts';
+import { FAILOVER_MEMBER_HOST } from '../member-host-timing.ts';
 import { waitUntil } from '../readiness.ts';
 import type { TcpProxy } from './tcp-proxy.ts';
 import { Observer, type ObservedWorkload, type Sample } from './partition-observer.ts';
@@ -27,7 +28,7 @@ export function failsOver(timing: FailoverTiming, seconds: number): boolean {
 
 /**
  * What a fault of the control plane's link to a Push member does with the test timings
- * (FAILOVER_MEMBER_HOST_FLAGS: failure and success thresholds 3 s; a probe waits 5 s for an
+ * (FAILOVER_MEMBER_HOST: failure and success thresholds 3 s; a probe waits 5 s for an
  * answer). Ready is False from the failure threshold after the first unanswered probe (a cut
  * answers at once, a blackhole only when the probe times out) until the success threshold after
  * the link is back: the spell is about the fault + success − failure threshold (− the probe's
@@ -37,16 +38,16 @@ export function failsOver(timing: FailoverTiming, seconds: number): boolean {
 export function pushLinkOutcome(timing: FailoverTiming, fault: LinkFault): 'holds' | 'fails over' | 'either' {
   const probeWait = fault.mode === 'blackhole' ? PUSH_PROBE_TIMEOUT_SECONDS : 0;
   const notReadyFor =
-    fault.seconds + PUSH_SUCCESS_THRESHOLD_SECONDS - PUSH_FAILURE_THRESHOLD_SECONDS - probeWait;
+    fault.seconds +
+    FAILOVER_MEMBER_HOST.successThresholdSeconds -
+    FAILOVER_MEMBER_HOST.failureThresholdSeconds -
+    probeWait;
   if (notReadyFor > timing.taintHoldSeconds + 2) return 'fails over';
   if (notReadyFor < timing.taintHoldSeconds - 2) return 'holds';
   return 'either';
 }
 
-/** FAILOVER_MEMBER_HOST_FLAGS' --cluster-failure-threshold and --cluster-success-threshold. */
-const PUSH_FAILURE_THRESHOLD_SECONDS = 3;
-const PUSH_SUCCESS_THRESHOLD_SECONDS = 3;
-/** How long a probe of a member waits for an answer. */
+/** How long a probe of a member waits for an answer (the member side's GET timeout). */
 const PUSH_PROBE_TIMEOUT_SECONDS = 5;
 
 /** From a fault's start, past the moment a stale Unknown from it would have been tainted. */
