@@ -2,8 +2,17 @@
 # Everything the tests and the demo need, idempotently: Node 24, npm dependencies, the Kubernetes
 # binaries built from source, Karmada's CRDs and binaries for the interop tests, and the Prometheus
 # Operator's CRDs for the chart tests. Prints the PATH to use on its last line.
+# With --demo, only what the demo runs: Node, npm dependencies, the Debian packages and the
+# Kubernetes binaries (no Helm, nothing of Karmada's, no Prometheus Operator CRDs).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
+
+only_demo=false
+case "${1:-}" in
+  --demo) only_demo=true ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--demo]" >&2; exit 2 ;;
+esac
 
 NODE_BIN="$(bash scripts/ensure-node.sh)"
 export PATH="$NODE_BIN:$PATH"
@@ -19,6 +28,10 @@ fi
 
 bash scripts/ensure-apt.sh
 bash scripts/build-kube.sh >/dev/null
+if [ "$only_demo" = true ]; then
+  echo "$PATH"
+  exit 0
+fi
 bash scripts/build-helm.sh >/dev/null
 bash scripts/fetch-karmada.sh >/dev/null
 bash scripts/fetch-prometheus-operator-crds.sh >/dev/null

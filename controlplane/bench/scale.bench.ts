@@ -1,6 +1,7 @@
 /**
- * The control plane at scale, end to end through the control-plane process
- * (`node controlplane/src/main.ts run --failover`) against a real Karmada API server:
+ * The control plane at scale, end to end through the control-plane process as deployed (the
+ * production bundle, built first, run as `node <CONTROLPLANE_NODE_FLAGS> dist/controlplane.mjs run
+ * --failover`) against a real Karmada API server:
  *
  *   node controlplane/bench/scale.bench.ts [--bindings=10000] [--members=100]
  *
@@ -9,7 +10,7 @@
  * control plane's monitor grace at upstream's 40 s; no member API servers: nothing is applied).
  * Deployment i, of 2 replicas, carries pair label i mod `members`; PropagationPolicy `scale-<p>`
  * divides pair p by static weights 1:1 over member p+1 and the member after it (round the ring),
- * so every member carries 2 × bindings / members copies. Four phases, each printed on one line:
+ * so every member carries 2 × bindings / members copies. Five phases, each printed on one line:
  *
  *   setup     clusters registered, Deployments created, every binding scheduled as its policy
  *             says, both Works of every binding there, work queues idle; bindings/s
@@ -22,6 +23,9 @@
  *   lost      member001 reports Ready=False (the default ClusterTaintPolicy, hold time 0, taints it
  *             NoExecute; evictions paced at the default 50/s, burst 100): seconds until every
  *             binding that was on it has left it, with their count
+ *   floor     the control plane stopped: up to 2,000 new bindings placed by this process alone
+ *             with the writes the control plane made for one (placement-floor.ts); the setup's
+ *             placement rate as a share of that floor
  *
  * Bindings and Works are read page by page (500 at a time) and counted, never held whole, so this
  * process stays small whatever the size.
@@ -37,6 +41,8 @@ import {
   startFailoverFederation,
   type FailoverFederation,
 } from '@kf/testing';
+import { bundleControlPlane } from '../src/build/bundle.ts';
+import { replayPlacementWrites } from './placement-floor.ts';
 import { workNameFor } from '../src/names.ts';
 import {
   apiServerMetrics,
@@ -66,6 +72,9 @@ const PROBE = 'scale-probe';
 const RENEW_INTERVAL_MS = 10_000;
 const LEASE_SECONDS = 40;
 const MONITOR_GRACE_SECONDS = 40;
+/** The floor's size and how many bindings it places at once. */
+const FLOOR_BINDINGS = 2_000;
+const FLOOR_CONCURRENCY = 32;
 
 const { log, print, untilPhase } = benchOutput('scale.bench');
 
@@ -169,7 +178,8 @@ interface Context {
   readonly url: string;
 }
 
-async function setup(ctx: Context): Promise<void> {
+/** Sets up, places every binding; returns the placement rate (bindings per second). */
+async function setup(ctx: Context): Promise<number> {
   const { fed, members, url, deployments } = ctx;
   const startedAt = performance.now();
   // Room for every copy, a lost neighbour's included, whatever the ratio of bindings to members.
@@ -182,7 +192,9 @@ async function setup(ctx: Context): Promise<void> {
   await inParallel(BINDINGS, (i) => deployments.create(labelled(appName(i), i % MEMBERS)));
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
-  const from = { from: createdAt, pauseMs: 1_000 };
+  // Each count lists every binding (or Work) from the API server the control plane writes to: at
+  // 10,000 a count a second would be a good part of its load, so the pause grows with the size.
+  const from = { from: createdAt, pauseMs: Math.max(1_000, BINDINGS / 2) };
   const scheduled = await untilPhase('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
   const works = await untilPhase('Works', () => countWorks(fed), 2 * BINDINGS, from);
   const idle = await waitForIdle(url, createdAt);
@@ -194,6 +206,7 @@ async function setup(ctx: Context): Promise<void> {
       `reconciles_per_binding=${((after.reconciles - before.reconciles) / BINDINGS).toFixed(1)} ` +
       `controlplane_cpu_s=${secs(after.cpu - before.cpu)}`,
   );
+  return BINDINGS / works;
 }
 
 async function memory(ctx: Context): Promise<void> {
@@ -374,8 +387,38 @@ async function lost(ctx: Context): Promise<void> {
   );
 }
 
+const bundle = await bundleControlPlane();
+/**
+ * The API server's floor for the setup's writes (placement-floor.ts), the control plane stopped:
+ * up to 2,000 new bindings placed by this process alone, as copies of one the control plane placed.
+ */
+async function floor(ctx: Context, placementRate: number): Promise<void> {
+  const { fed } = ctx;
+  await fed.controlPlaneProcess.stop();
+  const app = appName(MEMBERS > 2 ? 1 : 0);
+  const binding = await fed.bindings.get(`${NAMESPACE}/${app}-deployment`);
+  const template = await ctx.deployments.get(`${NAMESPACE}/${app}`);
+  const work = workNameFor('deployment', app, NAMESPACE);
+  const works = await Promise.all(
+    (binding.spec.clusters ?? []).map((c) => fed.works.get(`karmada-es-${c.name}/${work}`)),
+  );
+  const count = Math.min(BINDINGS, FLOOR_BINDINGS);
+  const result = await replayPlacementWrites(
+    fed.controlPlaneKubeConfig(),
+    { binding, works, template },
+    { count, prefix: 'floor', concurrency: FLOOR_CONCURRENCY },
+  );
+  const floorRate = count / result.seconds;
+  print(
+    `floor bindings=${count} writes_per_binding=${(result.writes / count).toFixed(0)} ` +
+      `concurrency=${FLOOR_CONCURRENCY} seconds=${secs(result.seconds)} bindings_per_s=${floorRate.toFixed(1)} ` +
+      `placement_to_floor=${(placementRate / floorRate).toFixed(2)}`,
+  );
+}
+
 const benchStartedAt = performance.now();
 const fed = await startFailoverFederation({
+  controlPlaneEntry: bundle.outfile,
   members: 0,
   agents: false,
   timing: { taintHoldSeconds: 0, monitorGraceSeconds: MONITOR_GRACE_SECONDS },
@@ -401,10 +444,11 @@ const ctx: Context = {
 };
 try {
   log(`federation up in ${secs(since(benchStartedAt))} s`);
-  await setup(ctx);
+  const placementRate = await setup(ctx);
   await memory(ctx);
   await restart(ctx);
   await lost(ctx);
+  await floor(ctx, placementRate);
   print(
     `bench total_s=${secs(since(benchStartedAt))} bench_peak_rss_mib=${mib(process.resourceUsage().maxRSS * 1024)}`,
   );

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, labels, type ResourceBinding, type Work } from '@kf/api';
-import { bindingIdLabel, bindingKeyOfWork, isClusterBindingKey, worksOfBinding } from './bindings.ts';
+import { CacheIndex } from '@kf/kube';
+import {
+  bindingIdLabel,
+  bindingIdsOfWork,
+  bindingKeyOfWork,
+  isClusterBindingKey,
+  worksOfBinding,
+} from './bindings.ts';
 
 const work = (
   name: string,
@@ -58,14 +65,27 @@ describe('worksOfBinding', () => {
     work('unlabelled', {}),
   ];
 
+  const index = new CacheIndex(bindingIdsOfWork);
+  index.addAll(new Map(works.map((w) => [w.metadata.name ?? '', w])));
+
   it('finds the Works carrying the binding permanent id', () => {
-    expect(worksOfBinding(works, binding, 'default/web-deployment').map((w) => w.metadata.name)).toEqual([
+    expect(worksOfBinding(index, binding, 'default/web-deployment').map((w) => w.metadata.name)).toEqual([
       'mine',
+    ]);
+  });
+
+  it('indexes a Work under both kinds of binding id it carries', () => {
+    const both = work('both', {
+      labels: { [labels.resourceBindingPermanentId]: 'a', [labels.clusterResourceBindingPermanentId]: 'b' },
+    });
+    expect(bindingIdsOfWork(both)).toEqual([
+      `${labels.resourceBindingPermanentId}=a`,
+      `${labels.clusterResourceBindingPermanentId}=b`,
     ]);
   });
 
   it('finds none for a binding without a permanent id', () => {
     const bare = { ...binding, metadata: { name: 'web-deployment', namespace: 'default' } };
-    expect(worksOfBinding(works, bare, 'default/web-deployment')).toEqual([]);
+    expect(worksOfBinding(index, bare, 'default/web-deployment')).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import {
 import {
   joinKey,
   keyOf,
+  type CacheIndex,
   splitKey,
   type EventRecorder,
   type EventType,
@@ -99,12 +100,30 @@ export function bindingKeyOfWork(work: Work): string | undefined {
   return name === undefined || ns === undefined ? undefined : joinKey(ns, name);
 }
 
+/** The index of Works by the permanent id of their binding (see {@link worksByBinding}). */
+const WORKS_BY_BINDING = 'binding-permanent-id';
+
+/** The values a Work is indexed under: `<label>=<id>` for each binding permanent-id label it has. */
+export function bindingIdsOfWork(w: Work): readonly string[] {
+  const ids: string[] = [];
+  for (const label of [labels.resourceBindingPermanentId, labels.clusterResourceBindingPermanentId]) {
+    const id = w.metadata.labels?.[label];
+    if (id !== undefined) ids.push(`${label}=${id}`);
+  }
+  return ids;
+}
+
+/** The Works of a cache by their binding's permanent id: one lookup per reconcile, not a scan. */
+export function worksByBinding(works: WatchCache<Work>): CacheIndex<Work> {
+  return works.index(WORKS_BY_BINDING, bindingIdsOfWork);
+}
+
 /** Works of the binding, found by its permanent id label. */
-export function worksOfBinding(works: readonly Work[], binding: Binding, key: string): Work[] {
+export function worksOfBinding(works: CacheIndex<Work>, binding: Binding, key: string): Work[] {
   const label = bindingIdLabel(key);
   const id = binding.metadata.labels?.[label];
   if (id === undefined) return [];
-  return works.filter((w) => w.metadata.labels?.[label] === id);
+  return [...works.get(`${label}=${id}`)];
 }
 
 /** The resource template a binding stands for, as the object of an Event. */

@@ -32,6 +32,7 @@ import {
   type WatchCacheMetrics,
 } from '@kf/kube';
 import type { Clock, ControllerSpec, Logger, Runnable, RunnerDeps } from '@kf/runtime';
+import { cachedFormFor } from './cached-forms.ts';
 import type { ControlPlaneConfig } from './cli.ts';
 import type { HeldClusterTaintPolicy } from './controllers/taint-policy/policy-taints.ts';
 
@@ -73,7 +74,10 @@ export interface SharedCachesOptions {
   readonly metrics?: WatchCacheMetrics;
 }
 
-/** Watch caches shared by every controller of the process, created on first use. */
+/**
+ * Watch caches shared by every controller of the process, created on first use, each keeping its
+ * objects in the form the controllers read (see cached-forms.ts).
+ */
 export class SharedCaches {
   /** What every watch cache of the process reports to, these and those built elsewhere. */
   readonly metrics: WatchCacheMetrics | undefined;
@@ -103,6 +107,7 @@ export class SharedCaches {
         clock: this.#clock,
         random: this.#random,
         ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
+        transform: cachedFormFor(resource),
         ...options,
       });
       this.#caches.set(id, cache);

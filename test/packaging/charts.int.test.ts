@@ -21,6 +21,7 @@ import {
 import { DEFAULT_WORKLOAD_RULES, MEMBER_STATUS_RULES } from '@kf/api';
 import { PRODUCTION_NODE_FLAGS } from '../../agent/src/build/bundle.ts';
 import { credentialNames } from '@kf/member';
+import { CONTROLPLANE_NODE_FLAGS } from '@kf/runtime';
 import { PROBE_NODE_FLAGS } from '../../probe/src/build/bundle.ts';
 import {
   CONTROLPLANE_CHART as CONTROLPLANE,
@@ -500,7 +501,7 @@ describe('both charts', () => {
     expect(argsOf('dist/agent.mjs')?.[0]).toBe('node');
     expect(nodeFlags(argsOf('dist/agent.mjs'))).toEqual(PRODUCTION_NODE_FLAGS);
     expect(nodeFlags(argsOf('dist/probe.mjs'))).toEqual(PROBE_NODE_FLAGS);
-    expect(nodeFlags(argsOf('dist/controlplane.mjs'))).toEqual([]);
+    expect(nodeFlags(argsOf('dist/controlplane.mjs'))).toEqual(CONTROLPLANE_NODE_FLAGS);
   });
 
   it('pass only flags the programs define', { timeout: 120_000 }, async () => {

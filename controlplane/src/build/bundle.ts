@@ -1,10 +1,9 @@
 /**
  * The production build of the control plane: one ES module, `controlplane/dist/controlplane.mjs`,
- * with every dependency inside, run as `node dist/controlplane.mjs run ...` (see
- * `@kf/runtime/bundle` for what makes a bundle small), and beside it `glue.wasm`, the resource
- * interpreter's Lua VM, which the bundle loads from its own folder (see `@kf/interpreter/bundle`).
- * No V8 flags: the control plane's memory has not been profiled
- * yet, and its caches grow with the fleet.
+ * with every dependency inside, run as `node <CONTROLPLANE_NODE_FLAGS> dist/controlplane.mjs run ...`
+ * (see `@kf/runtime/bundle` for what makes a bundle small, `@kf/runtime`'s node-flags.ts for the
+ * flags), and beside it `glue.wasm`, the resource interpreter's Lua VM, which the bundle loads from
+ * its own folder (see `@kf/interpreter/bundle`).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -15,6 +15,7 @@ import {
   type WatchCacheMetrics,
 } from '@kf/kube';
 import { whenAborted, type Logger, type ObjectEventHandler, type ObjectSource } from '@kf/runtime';
+import { withoutManagedFields } from '../cached-forms.ts';
 import type { KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
 
@@ -70,6 +71,8 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
       kubeConfig: this.opts.kubeConfig,
       resource,
       log: this.opts.log,
+      // As the process's shared caches keep objects (cached-forms.ts): no managed fields.
+      transform: (o) => withoutManagedFields(o) as unknown as ResourceTemplate,
       ...(this.opts.metrics === undefined ? {} : { metrics: this.opts.metrics }),
     });
     this.unsubscribes.push(

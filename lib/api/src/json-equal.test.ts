@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSameJson, jsonEqual } from './json-equal.ts';
+import { isSameJson, jsonEqual, sameJsonKey } from './json-equal.ts';
 
 describe('jsonEqual', () => {
   it.each([
@@ -27,5 +27,44 @@ describe('isSameJson', () => {
     ['1', 1, false],
   ])('%j vs %j → %s', (a, b, same) => {
     expect(isSameJson(a, b)).toBe(same);
+  });
+});
+
+describe('sameJsonKey', () => {
+  const pairs: readonly [unknown, unknown][] = [
+    [{ a: 1 }, { a: 1 }],
+    [{ a: 1 }, { a: 2 }],
+    [{ a: [] }, {}],
+    [{ a: null }, {}],
+    [{ a: {} }, { a: undefined }],
+    [
+      [1, 2],
+      [2, 1],
+    ],
+    [{ a: [{ b: 'x' }] }, { a: [{ b: 'x', c: [] }] }],
+    ['1', 1],
+    [
+      { b: 1, a: { d: [1, null], c: 'x' } },
+      { a: { c: 'x', d: [1, null] }, b: 1 },
+    ],
+    [
+      [null, 1],
+      [[], 1],
+    ],
+    [[null, 1], [1]],
+    [{ a: [1] }, { a: 1 }],
+    [{ a: true }, { a: 'true' }],
+    [{ 'a,b': 1 }, { a: 1, b: 1 }],
+    [{ spec: { replicas: 0 } }, { spec: {} }],
+    [{ s: '' }, {}],
+  ];
+
+  it.each(pairs)('agrees with isSameJson: %j vs %j', (a, b) => {
+    expect(sameJsonKey(a) === sameJsonKey(b)).toBe(isSameJson(a, b));
+  });
+
+  it('is looser than isSameJson only for objects of empty values, at any depth', () => {
+    expect(isSameJson({ a: { b: null } }, {})).toBe(false);
+    expect(sameJsonKey({ a: { b: null } })).toBe(sameJsonKey({}));
   });
 });

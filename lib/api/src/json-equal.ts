@@ -56,3 +56,29 @@ function isEmpty(v: unknown): boolean {
 function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/**
+ * A string that two values share when {@link isSameJson} holds for them: keys sorted, and every
+ * absent, `null`, empty-list and empty-object value left out (list elements become `null`, so
+ * positions still count). Used where one side is kept only as a digest of this string. It is
+ * slightly looser than {@link isSameJson} in one corner: an object holding only empty values
+ * counts as absent at any depth, where {@link isSameJson} tells `{a: {b: null}}` from `{}`.
+ */
+export function sameJsonKey(v: unknown): string {
+  return canonicalOf(v) ?? 'null';
+}
+
+/** The canonical text of `v`, or undefined when `v` is empty in the sense of isSameJson. */
+function canonicalOf(v: unknown): string | undefined {
+  if (isEmpty(v)) return undefined;
+  if (Array.isArray(v)) return `[${v.map((x) => canonicalOf(x) ?? 'null').join(',')}]`;
+  if (isRecord(v)) {
+    const entries: string[] = [];
+    for (const k of Object.keys(v).sort()) {
+      const c = canonicalOf(v[k]);
+      if (c !== undefined) entries.push(`${JSON.stringify(k)}:${c}`);
+    }
+    return entries.length === 0 ? undefined : `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(v);
+}

@@ -69,6 +69,7 @@ export { KubeTransport, type Connection, type TransportOptions } from './transpo
 export { getJson, getText, type GetJsonOptions, type TextResponse } from './get-json.ts';
 export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
+export { CacheIndex } from './cache-index.ts';
 export { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
 export { WatchCache, type WatchCacheOptions, type WatchCacheStats } from './watch-cache.ts';
 export { WATCH_BACKOFF } from './watch-recovery.ts';

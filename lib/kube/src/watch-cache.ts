@@ -8,6 +8,7 @@ import {
   type ObjectSource,
 } from '@kf/runtime';
 import { request } from 'undici';
+import { CacheIndex } from './cache-index.ts';
 import { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
 import { kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './errors.ts';
 import { LineSplitter } from './ndjson.ts';
@@ -139,6 +140,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly store = new Map<string, T>();
+  private readonly indexes = new Map<string, CacheIndex<T>>();
   private readonly handlers = new Set<ObjectEventHandler<T>>();
   private readonly reconnectListeners = new Set<(downForMs: number) => void>();
   private readonly syncedPromise: Promise<void>;
@@ -190,6 +192,21 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
 
   list(): readonly T[] {
     return [...this.store.values()];
+  }
+
+  /**
+   * The index `name` of this cache (see {@link CacheIndex}), made from `valuesOf` on the first call
+   * and returned as it is by later ones: a cache shared by several controllers is indexed once per
+   * name, so every caller of one name must pass the same function.
+   */
+  index(name: string, valuesOf: (obj: T) => readonly string[]): CacheIndex<T> {
+    let index = this.indexes.get(name);
+    if (index === undefined) {
+      index = new CacheIndex(valuesOf);
+      index.addAll(this.store);
+      this.indexes.set(name, index);
+    }
+    return index;
   }
 
   keys(): readonly string[] {
@@ -449,7 +466,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
 
   private relisted(items: readonly T[], rv: string): void {
     const deltas = diffRelist(this.store, items);
-    applyDeltas(this.store, deltas);
+    this.applyChanges(deltas);
     this.rv = rv;
     this.log.debug({ items: items.length, changes: deltas.length, resourceVersion: rv }, 'listed');
     this.emitAll(deltas);
@@ -513,11 +530,17 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
         const rv = ev.object.metadata?.resourceVersion;
         if (rv !== undefined && rv !== '') this.rv = rv;
         if (delta === undefined) return;
-        applyDeltas(this.store, [delta]);
+        this.applyChanges([delta]);
         this.emit(delta);
         return;
       }
     }
+  }
+
+  /** Updates the store and its indexes (before any handler runs). */
+  private applyChanges(deltas: readonly CacheDelta<T>[]): void {
+    applyDeltas(this.store, deltas);
+    for (const index of this.indexes.values()) index.apply(deltas);
   }
 
   /** What the cache keeps of an object from the server. */

@@ -48,6 +48,19 @@ describe('keysFrom', () => {
     expect(queued).toHaveLength(5);
   });
 
+  it('skips a modification the controller does not read, never an addition, deletion or resync', () => {
+    const pods = source([{ name: 'p1', owner: 'a' }]);
+    const queued: string[] = [];
+    const s = keysFrom(pods, (p) => [p.name], { changed: (p, old) => p.owner !== old.owner });
+    s.onChange((k) => queued.push(k));
+    pods.emit('ADDED', { name: 'p1', owner: 'a' });
+    pods.emit('MODIFIED', { name: 'p1', owner: 'a' }, { name: 'p1', owner: 'a' });
+    pods.emit('MODIFIED', { name: 'p1', owner: 'b' }, { name: 'p1', owner: 'a' });
+    pods.emit('DELETED', { name: 'p1', owner: 'b' });
+    expect(queued).toEqual(['p1', 'p1', 'p1']);
+    expect(s.keys()).toEqual(['p1']);
+  });
+
   it('passes synced through', async () => {
     await expect(keysFrom(source([]), (p) => [p.name]).synced()).resolves.toBeUndefined();
   });

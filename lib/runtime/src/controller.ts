@@ -115,15 +115,31 @@ export interface ObjectSource<T> {
   synced(): Promise<void>;
 }
 
+export interface KeysFromOptions<T> {
+  /**
+   * Whether a modification is one the controller reads (default: every one is). A controller that
+   * reads nothing of what changed (an object's status, a Cluster's conditions) is not woken for it:
+   * at 10,000 bindings, a Cluster's status change would queue every binding on the cluster.
+   * Additions, deletions and the periodic resync are never filtered.
+   */
+  readonly changed?: (obj: T, old: T) => boolean;
+}
+
 /**
  * Adapts an {@link ObjectSource} to a {@link Source}: `keysOf` maps an object to the keys it
  * affects (itself, or its owner for related objects). A modification queues the keys of both the
  * new and the old object, so moving a reference also reconciles what it moved away from.
  */
-export function keysFrom<T>(objects: ObjectSource<T>, keysOf: (obj: T) => readonly string[]): Source {
+export function keysFrom<T>(
+  objects: ObjectSource<T>,
+  keysOf: (obj: T) => readonly string[],
+  options: KeysFromOptions<T> = {},
+): Source {
+  const { changed } = options;
   return {
     onChange: (enqueue) =>
-      objects.onEvent((_type, obj, old) => {
+      objects.onEvent((type, obj, old) => {
+        if (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) return;
         const keys = new Set(keysOf(obj));
         if (old !== undefined) for (const key of keysOf(old)) keys.add(key);
         for (const key of keys) enqueue(key);

@@ -32,6 +32,7 @@ export {
   keysFrom,
   recheckIn,
   type ControllerSpec,
+  type KeysFromOptions,
   type ObjectEventHandler,
   type ObjectEventType,
   type ObjectSource,
@@ -60,6 +61,7 @@ export {
   type Runnable,
 } from './manager.ts';
 export { ManualClock } from './manual-clock.ts';
+export { CONTROLPLANE_NODE_FLAGS } from './node-flags.ts';
 export {
   DEFAULT_METRIC_PREFIX,
   SECONDS_BUCKETS,

@@ -28,6 +28,7 @@ import {
   type Work,
 } from '@kf/api';
 import { LEASE_RESOURCE, ResourceClient, isAlreadyExists, loadKubeConfig, type Lease } from '@kf/kube';
+import { CONTROLPLANE_NODE_FLAGS } from '@kf/runtime';
 import { canI } from './access-review.ts';
 import { agentKubeconfig, applyAgentAccess } from './agent-access.ts';
 import { REPO_ROOT } from './binaries.ts';
@@ -133,6 +134,11 @@ export interface FailoverFederationOptions {
    * deploy/controlplane/rbac.yaml) instead of the API server's admin (default false).
    */
   readonly controlPlaneAsDeployed?: boolean;
+  /**
+   * The control-plane program (default the sources, controlplane/src/main.ts): a benchmark passes
+   * the production bundle, controlplane/dist/controlplane.mjs, to measure the process as deployed.
+   */
+  readonly controlPlaneEntry?: string;
   /** The control plane's `--log-level` (default info; its log is `<runDir>/logs/controlplane.log`). */
   readonly logLevel?: string;
   /**
@@ -659,6 +665,7 @@ async function startControlPlaneProcess(
       ...(opts.controlPlaneFlags ?? []),
     ],
     onStarted: (p) => started.push(p),
+    ...(opts.controlPlaneEntry === undefined ? {} : { entry: opts.controlPlaneEntry }),
   });
 }
 
@@ -697,13 +704,16 @@ export async function runControlPlane(spec: {
   readonly runDir: string;
   readonly flags: readonly string[];
   readonly onStarted?: (p: ManagedProcess) => void;
+  /** The program run with CONTROLPLANE_NODE_FLAGS (default {@link CONTROLPLANE_MAIN}). */
+  readonly entry?: string;
 }): Promise<{ process: ManagedProcess; url: string }> {
   const port = await freePort();
   const controlPlane = new ManagedProcess({
     name: 'controlplane',
     command: process.execPath,
     args: [
-      CONTROLPLANE_MAIN,
+      ...CONTROLPLANE_NODE_FLAGS,
+      spec.entry ?? CONTROLPLANE_MAIN,
       'run',
       `--kubeconfig=${spec.kubeconfig}`,
       `--metrics-bind-address=127.0.0.1:${port}`,

@@ -50,8 +50,18 @@ export interface ApplicationFailoverDeps {
 /** The taint manager's reason for the same step, so that both failovers read alike. */
 const EVICTION_STARTED = 'EvictionStarted';
 
-/** Every binding: those with application failover, and those that lost it (to forget their timers). */
-const keysOf = (b: ResourceBinding): string[] => [joinKey(b.metadata.namespace, b.metadata.name ?? '')];
+/**
+ * Bindings with application failover, and those with its records still on them. One that lost it
+ * is queued too: keysFrom also takes the keys of the object before a change, which had it (so its
+ * timers are forgotten and its records dropped). Others never are: at 10,000 bindings without it,
+ * every status write of each would otherwise wake this controller for nothing.
+ */
+const keysOf = (b: ResourceBinding): string[] =>
+  b.spec.failover?.application !== undefined ||
+  b.metadata.annotations?.[annotations.applicationFailoverHealthyClusters] !== undefined ||
+  b.metadata.annotations?.[annotations.applicationFailoverUnhealthySince] !== undefined
+    ? [joinKey(b.metadata.namespace, b.metadata.name ?? '')]
+    : [];
 
 export function applicationFailoverController(deps: ApplicationFailoverDeps): ControllerSpec {
   const timers = new Map<string, BindingHealthMemory>();

@@ -70,8 +70,15 @@ function clusterOf(w: Work): string | undefined {
   return clusterNameFromExecutionNamespace(w.metadata.namespace ?? '');
 }
 
+/** Fenced purges by cluster: a Lease event looks up its cluster's, where a scan would read every Work. */
+function fencedPurgeClusters(w: Work): readonly string[] {
+  const cluster = clusterOf(w);
+  return cluster !== undefined && isFencedPurge(w) ? [cluster] : [];
+}
+
 export function fenceReleaseController(deps: FenceReleaseDeps): ControllerSpec {
   const sightings = new LeaseSightings();
+  const fencedPurges = deps.works.index('fenced-purge-cluster', fencedPurgeClusters);
   const look = (cluster: string): LeaseSighting =>
     sightings.observe(cluster, deps.leases.get(joinKey(namespaces.cluster, cluster)), deps.monotonic());
   // Every change of a Lease is seen when it arrives, whether or not a Work waits on it.
@@ -83,12 +90,7 @@ export function fenceReleaseController(deps: FenceReleaseDeps): ControllerSpec {
     name: 'fence-release',
     sources: [
       keysFrom(deps.works, (w) => (isFencedPurge(w) ? [keyOf(w)] : [])),
-      keysFrom(deps.leases, (lease) =>
-        deps.works
-          .list()
-          .filter((w) => clusterOf(w) === lease.metadata?.name && isFencedPurge(w))
-          .map((w) => keyOf(w)),
-      ),
+      keysFrom(deps.leases, (lease) => fencedPurges.get(lease.metadata?.name ?? '').map((w) => keyOf(w))),
     ],
     async reconcile(key, ctx) {
       const work = deps.works.get(key);

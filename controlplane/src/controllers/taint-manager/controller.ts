@@ -15,6 +15,7 @@ import {
   evictionProducers,
   evictionReasons,
   formatTime,
+  isSameJson,
   taintEffects,
   type Cluster,
   type Taint,
@@ -86,9 +87,13 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
     name: 'taint-manager',
     workers: EVICTION_WORKERS,
     sources: [
-      keysFrom(deps.bindings.resourceBindings, (b) => [keyOf(b)]),
-      keysFrom(deps.bindings.clusterResourceBindings, (b) => [keyOf(b)]),
-      keysFrom(deps.clusters, (c) => bindingKeysOnCluster(deps.bindings, c.metadata.name ?? '')),
+      keysFrom(deps.bindings.resourceBindings, (b) => [keyOf(b)], { changed: readChanged }),
+      keysFrom(deps.bindings.clusterResourceBindings, (b) => [keyOf(b)], { changed: readChanged }),
+      // Of a Cluster it reads the taints alone: a status change would otherwise queue every
+      // binding on the cluster.
+      keysFrom(deps.clusters, (c) => bindingKeysOnCluster(deps.bindings, c.metadata.name ?? ''), {
+        changed: (c, old) => !isSameJson(c.spec.taints, old.spec.taints),
+      }),
     ],
     async reconcile(key, ctx) {
       const binding = getBinding(deps.bindings, key);
@@ -105,6 +110,15 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
       return evict(deps, { key, binding, due }, ctx);
     },
   };
+}
+
+/** What the taint manager reads of a binding: its spec and annotations (never its status). */
+function readChanged(b: Binding, old: Binding): boolean {
+  return (
+    !isSameJson(b.spec, old.spec) ||
+    !isSameJson(b.metadata.annotations, old.metadata.annotations) ||
+    b.metadata.deletionTimestamp !== old.metadata.deletionTimestamp
+  );
 }
 
 function findDue(deps: TaintManagerDeps, binding: Binding, nowMs: number): Due {

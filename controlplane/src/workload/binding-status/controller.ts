@@ -26,6 +26,7 @@ import {
   bindingClient,
   bindingKeyOfWork,
   getBinding,
+  worksByBinding,
   worksOfBinding,
   type BindingStore,
   recordOnBinding,
@@ -50,6 +51,7 @@ export interface BindingStatusDeps {
 }
 
 export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec {
+  const worksOf = worksByBinding(deps.works);
   return {
     name: 'binding-status',
     workers: WORKLOAD_WORKERS,
@@ -64,7 +66,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
     async reconcile(key, { log, now, signal }) {
       const b = getBinding(deps.bindings, key);
       if (b === undefined || b.metadata.deletionTimestamp !== undefined) return converged();
-      const works = worksOfBinding(deps.works.list(), b, key);
+      const works = worksOfBinding(worksOf, b, key);
       // Upstream starts aggregating once the binding was scheduled.
       if (b.status?.lastScheduledTime === undefined && works.length === 0) return converged();
       const aggregation = aggregate(b, works);

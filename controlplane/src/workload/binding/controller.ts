@@ -17,7 +17,7 @@
  * status (one write to `spec.gracefulEvictionTasks`), and the state of the last `Directly` task
  * is injected as labels into the workload of a single target cluster.
  */
-import { finalizers, type ResourceBinding, type Work } from '@kf/api';
+import { finalizers, isSameJson, type ResourceBinding, type Work } from '@kf/api';
 import {
   isConflict,
   isNotFound,
@@ -35,16 +35,18 @@ import {
   bindingKeyOfWork,
   getBinding,
   isClusterBindingKey,
+  worksByBinding,
   worksOfBinding,
   type BindingStore,
   recordOnBinding,
 } from '../../bindings.ts';
-import { bindingKeyOfTemplate } from '../resource-detector/controller.ts';
+import { templateSource } from '../resource-detector/controller.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { planStateCapture } from '../../state-preservation/preserved-state.ts';
 import { bindingsOfChangedKinds, currentInterpreter, type InterpreterFeed } from '../interpreter/feed.ts';
 import { reportScriptOutcome, scriptFailure } from '../interpreter/report.ts';
+import { assertNotCompact } from '../../cached-forms.ts';
 import { clusterWorks } from './cluster-works.ts';
 import { WrittenWorks } from './written-works.ts';
 import {
@@ -80,8 +82,28 @@ interface Ctx {
   readonly signal: AbortSignal;
 }
 
+/**
+ * What the binding controller reads of a binding: all but its status, and the aggregated status
+ * when it preserves the state of evicted clusters. The scheduler's and the status controller's
+ * status writes (three or more per binding placed) then do not wake it.
+ */
+function bindingReadChanged(b: ResourceBinding, old: ResourceBinding, preservesState: boolean): boolean {
+  return (
+    !isSameJson(
+      { ...b, status: undefined, metadata: { ...b.metadata, resourceVersion: undefined } },
+      {
+        ...old,
+        status: undefined,
+        metadata: { ...old.metadata, resourceVersion: undefined },
+      },
+    ) ||
+    (preservesState && !isSameJson(b.status?.aggregatedStatus, old.status?.aggregatedStatus))
+  );
+}
+
 export function bindingController(deps: BindingControllerDeps): ControllerSpec {
   const written = new WrittenWorks();
+  const worksOf = worksByBinding(deps.works);
   deps.works.onEvent((type, w) => {
     written.observed(keyOf(w), type === 'DELETED' ? undefined : w.metadata.resourceVersion);
   });
@@ -89,18 +111,20 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
     name: 'binding',
     workers: WORKLOAD_WORKERS,
     sources: [
-      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
+      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {
+        changed: (b, old) => bindingReadChanged(b, old, deps.statefulFailoverInjection === true),
+      }),
       keysFrom(deps.works, (w) => {
         const key = bindingKeyOfWork(w);
         return key === undefined ? [] : [key];
       }),
-      keysFrom(deps.templates, bindingKeyOfTemplate),
+      templateSource(deps.templates),
       bindingsOfChangedKinds(deps.bindings, deps.interpreter),
     ],
     async reconcile(key, { log, signal, now }) {
       const b = getBinding(deps.bindings, key);
       if (b === undefined) return converged();
-      const works = worksOfBinding(deps.works.list(), b, key);
+      const works = worksOfBinding(worksOf, b, key);
       if (b.metadata.deletionTimestamp !== undefined) {
         await removeBinding(deps, { key, b, works }, { log, signal });
         return converged();
@@ -253,6 +277,7 @@ export async function writeWork(
   plan: WorkWrite,
   signal: AbortSignal,
 ): Promise<void> {
+  if (plan.kind === 'Create' || plan.kind === 'Update') assertNotCompact(plan.work);
   if (plan.kind === 'Create') await workClient.create(plan.work, { signal });
   else if (plan.kind === 'Patch') await workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
   else if (plan.kind === 'Update') await workClient.replace(plan.work, { signal });

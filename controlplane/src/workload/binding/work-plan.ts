@@ -22,6 +22,7 @@ import {
   type Work,
 } from '@kf/api';
 import { bindingIdLabel, isClusterBindingKey } from '../../bindings.ts';
+import { compactDigestOf, manifestsDigest } from '../../cached-forms.ts';
 import { workNameFor } from '../../names.ts';
 import { definedFields, withoutKeys } from '../defined-fields.ts';
 import { isReplicatedKind } from '../resource-detector/replicas.ts';
@@ -290,7 +291,7 @@ export function planWorkWrite(wanted: Work, existing: Work | undefined): WorkWri
   const sameLabels = isSameJson(m.labels, merged.metadata.labels);
   const sameAnnotations = isSameJson(m.annotations, merged.metadata.annotations);
   const sameFinalizers = isSameJson(m.finalizers, merged.metadata.finalizers);
-  const sameSpec = isSameJson(existing.spec, wanted.spec);
+  const sameSpec = isSameWorkSpec(existing.spec, wanted.spec);
   if (sameLabels && sameAnnotations && sameFinalizers && sameSpec) return undefined;
   if (!sameFinalizers) return { kind: 'Update', work: merged };
   const patch = {
@@ -298,6 +299,19 @@ export function planWorkWrite(wanted: Work, existing: Work | undefined): WorkWri
     ...(sameSpec ? {} : { spec: specPatch(existing.spec, wanted.spec) }),
   };
   return { kind: 'Patch', patch, work: merged };
+}
+
+/**
+ * Whether a Work's spec is the wanted one, also when the Work comes from the shared cache with its
+ * manifests reduced to a digest (cached-forms.ts).
+ */
+function isSameWorkSpec(existing: Work['spec'], wanted: Work['spec']): boolean {
+  const digest = compactDigestOf(existing.workload);
+  if (digest === undefined) return isSameJson(existing, wanted);
+  return (
+    isSameJson({ ...existing, workload: undefined }, { ...wanted, workload: undefined }) &&
+    digest === manifestsDigest(wanted.workload?.manifests)
+  );
 }
 
 /**

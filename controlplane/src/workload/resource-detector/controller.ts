@@ -65,16 +65,8 @@ export function bindingKeyOfTemplate(t: ResourceTemplate): readonly string[] {
 }
 
 /** Template changes other than status, resourceVersion and managedFields. */
-function templateSource(templates: TemplateCaches): Source {
-  const base = keysFrom(templates, bindingKeyOfTemplate);
-  return {
-    ...base,
-    onChange: (enqueue) =>
-      templates.onEvent((type, obj, old) => {
-        if (type === 'MODIFIED' && old !== undefined && !isMeaningfulChange(old, obj)) return;
-        for (const key of bindingKeyOfTemplate(obj)) enqueue(key);
-      }),
-  };
+export function templateSource(templates: TemplateCaches): Source {
+  return keysFrom(templates, bindingKeyOfTemplate, { changed: (obj, old) => isMeaningfulChange(old, obj) });
 }
 
 /** A policy change queues every template of the kinds it selects (and starts watching them). */
