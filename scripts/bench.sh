@@ -2,8 +2,9 @@
 # Runs every benchmark and prints its figures: the scheduler's pure assignment, rescheduling
 # through the control-plane process after a cluster failure, the same failover under Karmada's
 # own control plane and the project's (Pull members, then Push members), 10 Push members beside 10
-# Pull members with 2,000 bindings, 10,000 bindings over 100 members (placement, memory, restart
-# and a member lost), 1,000 CloneSets through Karmada's Lua customization against 1,000
+# Pull members with 2,000 bindings, 10,000 bindings over 100 members (placement, memory, restart,
+# a member lost and the API server's placement floor), the health monitor over 1,000 members for
+# KF_HEALTH_MINUTES (default 30), 1,000 CloneSets through Karmada's Lua customization against 1,000
 # Deployments, the DNS probe's per-lookup CPU and
 # RSS (against a local federation) and the memory floor under it, and the agent's status sync
 # and RSS on a member with 500 KWOK nodes and 5,000 pods; last, 30 minutes of random partitions
@@ -24,8 +25,10 @@ log "control plane: the same failover with Push members under Karmada's own cont
 node controlplane/bench/side-by-side.bench.ts --mode=push --bindings=200
 log "control plane: 10 Push members beside 10 Pull members, 2,000 bindings (applied, CPU and RSS, status sync, a member lost)"
 node controlplane/bench/push.bench.ts
-log "control plane: scale, 10,000 bindings over 100 simulated members (set-up, memory, restart, a member lost)"
+log "control plane: scale, 10,000 bindings over 100 simulated members (set-up, memory, restart, a member lost, floor)"
 node controlplane/bench/scale.bench.ts
+log "control plane: health monitor over 1,000 simulated members, 20 of them silenced (detection, false Unknowns, cost)"
+node controlplane/bench/health.bench.ts
 log "control plane: custom kinds, 1,000 CloneSets (Karmada's customization, Lua) against 1,000 Deployments"
 node controlplane/bench/custom-kinds.bench.ts
 log "probe: lookups and RSS"

@@ -7,6 +7,7 @@
 import {
   annotations,
   clusterResourceBindingKind,
+  isSameJson,
   labels,
   resourceBindingKind,
   type ClusterResourceBinding,
@@ -98,6 +99,16 @@ export function bindingKeyOfWork(work: Work): string | undefined {
   const name = a[annotations.resourceBindingName];
   const ns = a[annotations.resourceBindingNamespace];
   return name === undefined || ns === undefined ? undefined : joinKey(ns, name);
+}
+
+/** Whether a binding changed in more than its status (and resourceVersion): what most controllers read. */
+export function changedOutsideStatus(b: Binding, old: Binding): boolean {
+  const outsideStatus = (x: Binding): unknown => ({
+    ...x,
+    status: undefined,
+    metadata: { ...x.metadata, resourceVersion: undefined },
+  });
+  return !isSameJson(outsideStatus(b), outsideStatus(old));
 }
 
 /** The index of Works by the permanent id of their binding (see {@link worksByBinding}). */

@@ -3,6 +3,7 @@
  * plane whose status and heartbeat Lease are written by this process, as their agents would.
  * For benchmarks that need many Works scheduled and moved but nothing applied.
  */
+import { performance } from 'node:perf_hooks';
 import { clusterKind, namespaces, setCondition, type Cluster, type ConditionStatus } from '@kf/api';
 import {
   LEASE_RESOURCE,
@@ -19,6 +20,11 @@ export interface SimulatedMembersOptions {
   readonly renewIntervalMs?: number;
   /** `spec.leaseDurationSeconds` written to the Leases (default 4). */
   readonly leaseDurationSeconds?: number;
+  /**
+   * Each member renews on its own schedule, starting at a random point of the first interval, as
+   * independent agents do (default false: all together, one round per interval).
+   */
+  readonly stagger?: boolean;
 }
 
 export class SimulatedMembers {
@@ -26,15 +32,30 @@ export class SimulatedMembers {
   readonly #leases: ResourceClient<Lease>;
   readonly #alive = new Set<string>();
   readonly #leaseDurationSeconds: number;
-  readonly #timer: NodeJS.Timeout;
+  readonly #renewIntervalMs: number;
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #staggered: boolean;
+  /** performance.now() of each member's last renewal the API server accepted. */
+  readonly #renewedAt = new Map<string, number>();
 
   constructor(karmada: KubeConfig, opts: SimulatedMembersOptions = {}) {
     this.clusters = new ResourceClient<Cluster>(karmada, clusterKind);
     this.#leases = new ResourceClient<Lease>(karmada, LEASE_RESOURCE);
     this.#leaseDurationSeconds = opts.leaseDurationSeconds ?? 4;
-    this.#timer = setInterval(() => {
-      void Promise.allSettled([...this.#alive].map((n) => this.#renew(n)));
-    }, opts.renewIntervalMs ?? 1_000);
+    this.#renewIntervalMs = opts.renewIntervalMs ?? 1_000;
+    this.#staggered = opts.stagger ?? false;
+    if (!this.#staggered) {
+      this.#timers.push(
+        setInterval(() => {
+          void Promise.allSettled([...this.#alive].map((n) => this.#renew(n)));
+        }, this.#renewIntervalMs),
+      );
+    }
+  }
+
+  /** When the member's last renewal was accepted (performance.now()); undefined before the first. */
+  lastRenewedAt(name: string): number | undefined {
+    return this.#renewedAt.get(name);
   }
 
   /**
@@ -45,6 +66,7 @@ export class SimulatedMembers {
     await this.clusters.create({ metadata: { name }, spec: { syncMode: 'Pull' } });
     await this.#renew(name);
     this.#alive.add(name);
+    if (this.#staggered) this.#schedule(name);
     await this.clusters.patchStatus(name, {
       status: {
         conditions: setCondition(
@@ -102,7 +124,20 @@ export class SimulatedMembers {
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    for (const t of this.#timers) clearTimeout(t);
+  }
+
+  /** The member's own renewals: from a random point of the first interval, then every interval. */
+  #schedule(name: string): void {
+    const tick = (): void => {
+      if (this.#alive.has(name)) void this.#renew(name).catch(() => undefined);
+    };
+    this.#timers.push(
+      setTimeout(() => {
+        tick();
+        this.#timers.push(setInterval(tick, this.#renewIntervalMs));
+      }, Math.random() * this.#renewIntervalMs),
+    );
   }
 
   async #renew(name: string): Promise<void> {
@@ -119,5 +154,6 @@ export class SimulatedMembers {
       if (!isNotFound(err)) throw err;
       await this.#leases.create({ metadata: { name, namespace: namespaces.cluster }, spec });
     }
+    this.#renewedAt.set(name, performance.now());
   }
 }

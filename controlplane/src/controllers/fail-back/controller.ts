@@ -14,6 +14,7 @@ import {
   findCondition,
   evictionReasons,
   formatTime,
+  isSameJson,
   namespaces,
   purgeModes,
   type Cluster,
@@ -100,7 +101,8 @@ export function failBackController(deps: FailBackDeps): ControllerSpec {
     sources: [
       keysFrom(deps.bindings.resourceBindings, recorded),
       keysFrom(deps.bindings.clusterResourceBindings, recorded),
-      keysFrom(deps.clusters, () => recordedKeys(deps.bindings)),
+      // Of a Cluster it reads what makes it steady or not (the looks above see every change).
+      keysFrom(deps.clusters, () => recordedKeys(deps.bindings), { changed: steadinessInputsChanged }),
     ],
     async reconcile(key, ctx) {
       const binding = getBinding(deps.bindings, key);
@@ -154,6 +156,18 @@ export function failBackController(deps: FailBackDeps): ControllerSpec {
 }
 
 /** Keys of every cached binding carrying a placement record. */
+/** Whether a Cluster changed in what {@link judgeSteadiness} reads: Ready, taints, deletion. */
+function steadinessInputsChanged(c: Cluster, old: Cluster): boolean {
+  const ready = findCondition(c.status, clusterConditionTypes.ready);
+  const oldReady = findCondition(old.status, clusterConditionTypes.ready);
+  return (
+    ready?.status !== oldReady?.status ||
+    ready?.lastTransitionTime !== oldReady?.lastTransitionTime ||
+    !isSameJson(c.spec.taints, old.spec.taints) ||
+    c.metadata.deletionTimestamp !== old.metadata.deletionTimestamp
+  );
+}
+
 function recordedKeys(store: BindingStore): string[] {
   const has = (b: Binding): boolean =>
     b.metadata.annotations?.[annotations.placementBeforeFailover] !== undefined;

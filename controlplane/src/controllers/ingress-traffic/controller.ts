@@ -7,7 +7,7 @@
  * Watches MultiClusterIngresses, Clusters (any change queues every ingress) and ResourceBindings
  * (a Service's binding queues the ingresses of its namespace); writes ingress status only.
  */
-import type { Cluster, MultiClusterIngress, ResourceBinding } from '@kf/api';
+import { isSameJson, type Cluster, type MultiClusterIngress, type ResourceBinding } from '@kf/api';
 import { keyOf, type EventRecorder, type ResourceClient, type WatchCache } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec } from '@kf/runtime';
 import { planIngressTraffic } from '../remedy/traffic-block.ts';
@@ -37,7 +37,10 @@ export function ingressTrafficController(deps: IngressTrafficDeps): ControllerSp
     name: 'ingress-traffic',
     sources: [
       keysFrom(deps.ingresses, (i) => [keyOf(i)]),
-      keysFrom(deps.clusters, () => allIngresses()),
+      // Of a Cluster it reads the remedy actions alone (a Cluster's status changes every sync).
+      keysFrom(deps.clusters, () => allIngresses(), {
+        changed: (c, old) => !isSameJson(c.status?.remedyActions, old.status?.remedyActions),
+      }),
       keysFrom(deps.resourceBindings, (b) => (isServiceBinding(b) ? ingressesIn(b.metadata.namespace) : [])),
     ],
     async reconcile(key, { log, signal }) {

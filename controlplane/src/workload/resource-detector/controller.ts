@@ -24,7 +24,13 @@ import {
   type WatchCache,
 } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
-import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
+import {
+  allBindings,
+  bindingClient,
+  changedOutsideStatus,
+  getBinding,
+  type BindingStore,
+} from '../../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import { isMeaningfulChange, type ResourceTemplate } from '../template.ts';
@@ -137,7 +143,10 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
       templateSource(deps.templates),
       policySource(deps, deps.propagationPolicies),
       policySource(deps, deps.clusterPropagationPolicies),
-      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
+      // It writes a binding's spec and metadata and reads nothing of its status.
+      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {
+        changed: changedOutsideStatus,
+      }),
       // A customization change may change the replicas of every template of its kinds.
       customizationSource(deps.interpreter, (targets) =>
         deps.templates
