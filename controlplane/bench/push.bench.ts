@@ -19,7 +19,6 @@
  *             is not ready, and until every binding that was on it has left it
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { findCondition, type PropagationPolicy, type Work } from '@kf/api';
 import type { ResourceClient } from '@kf/kube';
@@ -30,6 +29,7 @@ import {
   type FailoverFederation,
 } from '@kf/testing';
 import {
+  benchFlags,
   benchOutput,
   forEachListed,
   inParallel,
@@ -42,13 +42,7 @@ import {
   waitForIdle,
 } from './support.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    bindings: { type: 'string', default: process.env['KF_PUSH_BINDINGS'] ?? '2000' },
-    members: { type: 'string', default: process.env['KF_PUSH_MEMBERS'] ?? '10' },
-    mode: { type: 'string', default: process.env['KF_PUSH_MODE'] ?? 'both' },
-  },
-});
+const args = benchFlags('KF_PUSH', { bindings: '2000', members: '10', mode: 'both' });
 const BINDINGS = Number(args.bindings);
 const MEMBERS = Number(args.members);
 type Mode = 'pull' | 'push';

@@ -235,6 +235,25 @@ export function sumOf(samples: Samples, pick: (key: string) => boolean = () => t
  * `<envPrefix>_BINDINGS` and `<envPrefix>_MEMBERS`, else `defaults`; at least 1 binding and 2
  * members (bindings are divided over pairs of members).
  */
+/**
+ * A benchmark's string flags, `--name=value`, each defaulting to `$<envPrefix>_<NAME>` (upper
+ * case, dashes as underscores) or else to the value given.
+ */
+export function benchFlags<K extends string>(
+  envPrefix: string,
+  defaults: Readonly<Record<K, string>>,
+): Readonly<Record<K, string>> {
+  const names = Object.keys(defaults) as K[];
+  const envOf = (k: K): string | undefined =>
+    process.env[`${envPrefix}_${k.toUpperCase().replaceAll('-', '_')}`];
+  const { values } = parseArgs({
+    options: Object.fromEntries(
+      names.map((k) => [k, { type: 'string' as const, default: envOf(k) ?? defaults[k] }]),
+    ),
+  });
+  return Object.fromEntries(names.map((k) => [k, String(values[k])])) as Record<K, string>;
+}
+
 export function runSize(
   envPrefix: string,
   defaults: { readonly bindings: number; readonly members: number },
