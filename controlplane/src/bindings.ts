@@ -130,11 +130,11 @@ export function worksByBinding(works: WatchCache<Work>): CacheIndex<Work> {
 }
 
 /** Works of the binding, found by its permanent id label. */
-export function worksOfBinding(works: CacheIndex<Work>, binding: Binding, key: string): Work[] {
+export function worksOfBinding(works: CacheIndex<Work>, binding: Binding, key: string): readonly Work[] {
   const label = bindingIdLabel(key);
   const id = binding.metadata.labels?.[label];
   if (id === undefined) return [];
-  return [...works.get(`${label}=${id}`)];
+  return works.get(`${label}=${id}`);
 }
 
 /** The resource template a binding stands for, as the object of an Event. */

@@ -15,7 +15,7 @@ import {
   type WatchCacheMetrics,
 } from '@kf/kube';
 import { whenAborted, type Logger, type ObjectEventHandler, type ObjectSource } from '@kf/runtime';
-import { withoutManagedFields } from '../cached-forms.ts';
+import { cachedFormFor } from '../cached-forms.ts';
 import type { KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
 
@@ -67,12 +67,13 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
       return false;
     }
     this.pending.delete(key);
+    const cachedForm = cachedFormFor(resource);
     const cache = new WatchCache<ResourceTemplate>({
       kubeConfig: this.opts.kubeConfig,
       resource,
       log: this.opts.log,
-      // As the process's shared caches keep objects (cached-forms.ts): no managed fields.
-      transform: (o) => withoutManagedFields(o) as unknown as ResourceTemplate,
+      // What the process's caches keep of an object (cached-forms.ts).
+      transform: (o) => cachedForm(o) as unknown as ResourceTemplate,
       ...(this.opts.metrics === undefined ? {} : { metrics: this.opts.metrics }),
     });
     this.unsubscribes.push(

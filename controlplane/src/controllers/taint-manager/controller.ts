@@ -32,6 +32,7 @@ import {
 import {
   bindingClient,
   bindingKeysOnCluster,
+  changedOutsideStatus,
   bindingReference,
   getBinding,
   type Binding,
@@ -87,8 +88,8 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
     name: 'taint-manager',
     workers: EVICTION_WORKERS,
     sources: [
-      keysFrom(deps.bindings.resourceBindings, (b) => [keyOf(b)], { changed: readChanged }),
-      keysFrom(deps.bindings.clusterResourceBindings, (b) => [keyOf(b)], { changed: readChanged }),
+      keysFrom(deps.bindings.resourceBindings, (b) => [keyOf(b)], { changed: changedOutsideStatus }),
+      keysFrom(deps.bindings.clusterResourceBindings, (b) => [keyOf(b)], { changed: changedOutsideStatus }),
       // Of a Cluster it reads the taints alone: a status change would otherwise queue every
       // binding on the cluster.
       keysFrom(deps.clusters, (c) => bindingKeysOnCluster(deps.bindings, c.metadata.name ?? ''), {
@@ -110,15 +111,6 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
       return evict(deps, { key, binding, due }, ctx);
     },
   };
-}
-
-/** What the taint manager reads of a binding: its spec and annotations (never its status). */
-function readChanged(b: Binding, old: Binding): boolean {
-  return (
-    !isSameJson(b.spec, old.spec) ||
-    !isSameJson(b.metadata.annotations, old.metadata.annotations) ||
-    b.metadata.deletionTimestamp !== old.metadata.deletionTimestamp
-  );
 }
 
 function findDue(deps: TaintManagerDeps, binding: Binding, nowMs: number): Due {
