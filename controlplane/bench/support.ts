@@ -65,6 +65,22 @@ export async function controlPlaneTotals(baseUrl: string): Promise<{ reconciles:
   };
 }
 
+/** Reconciles counted so far, by controller. */
+export async function reconcilesByController(baseUrl: string): Promise<Map<string, number>> {
+  const text = (await metricsText(baseUrl)) ?? '';
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m =
+      /^karmada_failover_reconcile_duration_seconds_count\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
+        line,
+      );
+    if (m === null) continue;
+    const [, controller = '', value = '0'] = m;
+    counts.set(controller, (counts.get(controller) ?? 0) + Number(value));
+  }
+  return counts;
+}
+
 /** Per controller: reconciles, their total seconds and retries. */
 export async function controllerBreakdown(baseUrl: string): Promise<string[]> {
   const text = (await metricsText(baseUrl)) ?? '';

@@ -70,6 +70,7 @@ export { getJson, getText, type GetJsonOptions, type TextResponse } from './get-
 export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
 export { CacheIndex } from './cache-index.ts';
+export { OwnWrites } from './own-writes.ts';
 export { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
 export { WatchCache, type WatchCacheOptions, type WatchCacheStats } from './watch-cache.ts';
 export { WATCH_BACKOFF } from './watch-recovery.ts';

@@ -61,6 +61,20 @@ describe('keysFrom', () => {
     expect(s.keys()).toEqual(['p1']);
   });
 
+  it("skips an addition or modification that echoes the controller's own write, never a deletion or resync", () => {
+    const pods = source([{ name: 'p1', owner: 'mine' }]);
+    const queued: string[] = [];
+    const s = keysFrom(pods, (p) => [p.name], { isEcho: (p) => p.owner === 'mine' });
+    s.onChange((k) => queued.push(k));
+    pods.emit('ADDED', { name: 'p1', owner: 'mine' });
+    pods.emit('MODIFIED', { name: 'p1', owner: 'mine' }, { name: 'p1', owner: 'other' });
+    pods.emit('MODIFIED', { name: 'p2', owner: 'other' }, { name: 'p2', owner: 'mine' });
+    pods.emit('ADDED', { name: 'p3', owner: 'other' });
+    pods.emit('DELETED', { name: 'p1', owner: 'mine' });
+    expect(queued).toEqual(['p2', 'p3', 'p1']);
+    expect(s.keys()).toEqual(['p1']);
+  });
+
   it('passes synced through', async () => {
     await expect(keysFrom(source([]), (p) => [p.name]).synced()).resolves.toBeUndefined();
   });

@@ -123,6 +123,13 @@ export interface KeysFromOptions<T> {
    * Additions, deletions and the periodic resync are never filtered.
    */
   readonly changed?: (obj: T, old: T) => boolean;
+  /**
+   * Whether an addition or modification reports nothing but the controller's own write (the
+   * object at the resourceVersion its write returned; `OwnWrites` in `@kf/kube` keeps them). The
+   * reconcile that wrote it converged on it, so its echo does not wake the controller again.
+   * Deletions and the periodic resync are never filtered.
+   */
+  readonly isEcho?: (obj: T) => boolean;
 }
 
 /**
@@ -135,11 +142,12 @@ export function keysFrom<T>(
   keysOf: (obj: T) => readonly string[],
   options: KeysFromOptions<T> = {},
 ): Source {
-  const { changed } = options;
+  const { changed, isEcho } = options;
   return {
     onChange: (enqueue) =>
       objects.onEvent((type, obj, old) => {
         if (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) return;
+        if (type !== 'DELETED' && isEcho?.(obj) === true) return;
         const keys = new Set(keysOf(obj));
         if (old !== undefined) for (const key of keysOf(old)) keys.add(key);
         for (const key of keys) enqueue(key);

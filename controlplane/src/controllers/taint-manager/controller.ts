@@ -83,13 +83,21 @@ interface Due {
  */
 const EVICTION_WORKERS = 16;
 
+/**
+ * A binding placed nowhere has nothing to evict: a new binding counts once scheduled, and one
+ * leaving its last cluster through the old copy of its modification.
+ */
+function placedBinding(b: Binding): readonly string[] {
+  return (b.spec.clusters ?? []).length > 0 ? [keyOf(b)] : [];
+}
+
 export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
   return {
     name: 'taint-manager',
     workers: EVICTION_WORKERS,
     sources: [
-      keysFrom(deps.bindings.resourceBindings, (b) => [keyOf(b)], { changed: changedOutsideStatus }),
-      keysFrom(deps.bindings.clusterResourceBindings, (b) => [keyOf(b)], { changed: changedOutsideStatus }),
+      keysFrom(deps.bindings.resourceBindings, placedBinding, { changed: changedOutsideStatus }),
+      keysFrom(deps.bindings.clusterResourceBindings, placedBinding, { changed: changedOutsideStatus }),
       // Of a Cluster it reads the taints alone: a status change would otherwise queue every
       // binding on the cluster.
       keysFrom(deps.clusters, (c) => bindingKeysOnCluster(deps.bindings, c.metadata.name ?? ''), {

@@ -19,12 +19,20 @@ import {
   type Work,
 } from '@kf/api';
 import type { ResourceInterpreter } from '@kf/interpreter';
-import { isNotFound, joinKey, updateWithRetry, type EventRecorder, type WatchCache } from '@kf/kube';
+import {
+  OwnWrites,
+  isNotFound,
+  joinKey,
+  updateWithRetry,
+  type EventRecorder,
+  type WatchCache,
+} from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type ReconcileContext } from '@kf/runtime';
 import {
   allBindings,
   bindingClient,
   bindingKeyOfWork,
+  changedOutsideStatus,
   getBinding,
   worksByBinding,
   worksOfBinding,
@@ -50,13 +58,32 @@ export interface BindingStatusDeps {
   readonly interpreter: InterpreterFeed;
 }
 
+/**
+ * A binding counts once it was scheduled (a binding with Works is brought by them). Of its status
+ * the controller reads when it was scheduled; the rest is its own output, and its own writes of it
+ * do not wake it.
+ */
+function scheduledBinding(b: ResourceBinding): readonly string[] {
+  return b.status?.lastScheduledTime === undefined
+    ? []
+    : [joinKey(b.metadata.namespace, b.metadata.name ?? '')];
+}
+
+function readChanged(b: ResourceBinding, old: ResourceBinding): boolean {
+  return changedOutsideStatus(b, old) || b.status?.lastScheduledTime !== old.status?.lastScheduledTime;
+}
+
 export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec {
   const worksOf = worksByBinding(deps.works);
+  const own = new OwnWrites();
   return {
     name: 'binding-status',
     workers: WORKLOAD_WORKERS,
     sources: [
-      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')]),
+      keysFrom(allBindings(deps.bindings), scheduledBinding, {
+        changed: readChanged,
+        isEcho: (b) => own.isEcho(b),
+      }),
       keysFrom(deps.works, (w) => {
         const key = bindingKeyOfWork(w);
         return key === undefined ? [] : [key];
@@ -71,6 +98,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       if (b.status?.lastScheduledTime === undefined && works.length === 0) return converged();
       const aggregation = aggregate(b, works);
       const latest = await writeBindingStatus(deps, { key, b, aggregation }, { log, now, signal });
+      if (latest !== b) own.wrote(latest);
       const interpreter = currentInterpreter(deps.interpreter);
       const outcome = await reflectIntoTemplate(deps, b, aggregation.items, { interpreter, signal });
       if (outcome === undefined) return converged();

@@ -23,6 +23,7 @@ import {
   isNotFound,
   joinKey,
   keyOf,
+  OwnWrites,
   type EventRecorder,
   type ResourceClient,
   type WatchCache,
@@ -101,8 +102,19 @@ function bindingReadChanged(b: ResourceBinding, old: ResourceBinding, preservesS
   );
 }
 
+/**
+ * The bindings the controller has something to do for: those placed somewhere or being deleted.
+ * A binding leaving its last cluster still counts, as the old copy of its modification does.
+ */
+function placedOrDeleting(b: ResourceBinding): readonly string[] {
+  const placed = (b.spec.clusters ?? []).length > 0 || b.metadata.deletionTimestamp !== undefined;
+  return placed ? [joinKey(b.metadata.namespace, b.metadata.name ?? '')] : [];
+}
+
 export function bindingController(deps: BindingControllerDeps): ControllerSpec {
   const written = new WrittenWorks();
+  // The events of its own Work writes do not wake it: the reconcile that wrote them converged.
+  const own = new OwnWrites();
   const worksOf = worksByBinding(deps.works);
   deps.works.onEvent((type, w) => {
     written.observed(keyOf(w), type === 'DELETED' ? undefined : w.metadata.resourceVersion);
@@ -111,14 +123,20 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
     name: 'binding',
     workers: WORKLOAD_WORKERS,
     sources: [
-      keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {
+      keysFrom(allBindings(deps.bindings), placedOrDeleting, {
         changed: (b, old) => bindingReadChanged(b, old, deps.statefulFailoverInjection === true),
       }),
-      keysFrom(deps.works, (w) => {
-        const key = bindingKeyOfWork(w);
-        return key === undefined ? [] : [key];
-      }),
-      templateSource(deps.templates),
+      keysFrom(
+        deps.works,
+        (w) => {
+          const key = bindingKeyOfWork(w);
+          return key === undefined ? [] : [key];
+        },
+        { isEcho: (w) => own.isEcho(w) },
+      ),
+      // A template whose binding is not there yet has nothing to sync: the binding's addition
+      // brings the key.
+      templateSource(deps.templates, { onlyKeys: (key) => getBinding(deps.bindings, key) !== undefined }),
       bindingsOfChangedKinds(deps.bindings, deps.interpreter),
     ],
     async reconcile(key, { log, signal, now }) {
@@ -149,7 +167,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
       const r = b.spec.resource;
       const template = deps.templates.get(r.apiVersion, r.kind, joinKey(r.namespace, r.name));
       if (template === undefined) return converged(); // gone: the detector removes the binding
-      return syncWorks(deps, { key, b, template, works }, { log, signal, written, nowMs: now() });
+      return syncWorks(deps, { key, b, template, works }, { log, signal, written, own, nowMs: now() });
     },
   };
 }
@@ -163,6 +181,8 @@ interface Target {
 interface SyncCtx extends Ctx {
   /** Works just written, left alone until the cache shows the write (see written-works.ts). */
   readonly written: WrittenWorks;
+  /** Its Work writes, whose events then do not wake it. */
+  readonly own: OwnWrites;
   readonly nowMs: number;
 }
 
@@ -180,12 +200,16 @@ async function syncWork(
 ): Promise<WorkSync> {
   const workKey = keyOf(wanted);
   const heldMs = ctx.written.heldForMs(workKey, ctx.nowMs);
-  if (heldMs > 0) return { kind: 'held', heldMs };
+  if (heldMs > 0) {
+    // The event of that write is still to come: let it wake the binding.
+    ctx.own.forget(workKey);
+    return { kind: 'held', heldMs };
+  }
   const plan = planWorkWrite(wanted, existing);
   if (plan === undefined) return { kind: 'unchanged' };
   if (plan.kind === 'WaitForDeletion') return { kind: 'waitForDeletion' };
   try {
-    await writeWork(deps.workClient, plan, ctx.signal);
+    ctx.own.wrote(await writeWork(deps.workClient, plan, ctx.signal));
     ctx.written.wrote(workKey, existing?.metadata.resourceVersion, ctx.nowMs);
     return { kind: 'written' };
   } catch (err: unknown) {
@@ -271,16 +295,17 @@ async function captureState(
   return true;
 }
 
-/** Sends one planned Work write (create, merge patch, or guarded update). */
+/** Sends one planned Work write (create, merge patch, or guarded update); the Work as written. */
 export async function writeWork(
   workClient: ResourceClient<Work>,
   plan: WorkWrite,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<Work | undefined> {
   if (plan.kind === 'Create' || plan.kind === 'Update') assertNotCompact(plan.work);
-  if (plan.kind === 'Create') await workClient.create(plan.work, { signal });
-  else if (plan.kind === 'Patch') await workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
-  else if (plan.kind === 'Update') await workClient.replace(plan.work, { signal });
+  if (plan.kind === 'Create') return workClient.create(plan.work, { signal });
+  if (plan.kind === 'Patch') return workClient.mergePatch(keyOf(plan.work), plan.patch, { signal });
+  if (plan.kind === 'Update') return workClient.replace(plan.work, { signal });
+  return undefined;
 }
 
 interface WorkFailure {

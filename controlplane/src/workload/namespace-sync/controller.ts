@@ -28,7 +28,11 @@ export function namespaceSyncController(deps: NamespaceSyncDeps): ControllerSpec
     name: 'namespace',
     sources: [
       keysFrom(deps.namespaces, (ns) => [ns.metadata?.name ?? '']),
-      keysFrom(deps.clusters, () => deps.namespaces.keys()),
+      // Of a Cluster it reads the name alone: its status (posted every few seconds by each
+      // member) would otherwise queue every namespace.
+      keysFrom(deps.clusters, () => deps.namespaces.keys(), {
+        changed: (c, old) => c.metadata.deletionTimestamp !== old.metadata.deletionTimestamp,
+      }),
       keysFrom(deps.works, (w) => {
         const ns = namespaceOfWork(w);
         return ns === undefined ? [] : [ns];

@@ -19,18 +19,22 @@ import {
   isAlreadyExists,
   isNotFound,
   joinKey,
+  keyOf,
+  OwnWrites,
   splitKey,
   type EventRecorder,
   type WatchCache,
 } from '@kf/kube';
-import { converged, keysFrom, type ControllerSpec, type Logger, type Source } from '@kf/runtime';
 import {
-  allBindings,
-  bindingClient,
-  changedOutsideStatus,
-  getBinding,
-  type BindingStore,
-} from '../../bindings.ts';
+  converged,
+  keysFrom,
+  recheckIn,
+  type ControllerSpec,
+  type Logger,
+  type Outcome,
+  type Source,
+} from '@kf/runtime';
+import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import { isMeaningfulChange, type ResourceTemplate } from '../template.ts';
@@ -42,7 +46,7 @@ import {
 } from '../interpreter/feed.ts';
 import { ScriptFailedError, reportScriptOutcome } from '../interpreter/report.ts';
 import { SCRIPT_CONDITIONS } from '../interpreter/script-condition.ts';
-import { bindingRefFor, planBinding, templateClaimPatch } from './binding-plan.ts';
+import { bindingRefFor, detectorReadChanged, planBinding, templateClaimPatch } from './binding-plan.ts';
 import { interpretedWorkload } from './replicas.ts';
 import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
@@ -71,8 +75,22 @@ export function bindingKeyOfTemplate(t: ResourceTemplate): readonly string[] {
 }
 
 /** Template changes other than status, resourceVersion and managedFields. */
-export function templateSource(templates: TemplateCaches): Source {
-  return keysFrom(templates, bindingKeyOfTemplate, { changed: (obj, old) => isMeaningfulChange(old, obj) });
+export function templateSource(
+  templates: TemplateCaches,
+  options: {
+    readonly isEcho?: (t: ResourceTemplate) => boolean;
+    readonly onlyKeys?: (key: string) => boolean;
+  } = {},
+): Source {
+  const { isEcho, onlyKeys } = options;
+  const keysOf =
+    onlyKeys === undefined
+      ? bindingKeyOfTemplate
+      : (t: ResourceTemplate) => bindingKeyOfTemplate(t).filter(onlyKeys);
+  return keysFrom(templates, keysOf, {
+    changed: (obj, old) => isMeaningfulChange(old, obj),
+    ...(isEcho === undefined ? {} : { isEcho }),
+  });
 }
 
 /** A policy change queues every template of the kinds it selects (and starts watching them). */
@@ -134,18 +152,40 @@ export function findTemplate(
   return found.find((t) => r !== undefined && t.apiVersion === r.apiVersion && t.kind === r.kind) ?? found[0];
 }
 
-export function resourceDetectorController(deps: ResourceDetectorDeps): ControllerSpec {
+/** The detector's own writes, whose events do not wake it again. */
+interface DetectorWrites {
+  readonly bindings: OwnWrites;
+  /** Templates of every kind: named by apiVersion, kind, namespace and name. */
+  readonly templates: OwnWrites;
+}
+
+type WritingDeps = ResourceDetectorDeps & { readonly own: DetectorWrites };
+
+/** A create that met a binding the cache does not show yet: look again shortly (see {@link sendBinding}). */
+const CREATE_RACE_RECHECK_MS = 1_000;
+
+export function resourceDetectorController(detectorDeps: ResourceDetectorDeps): ControllerSpec {
+  const own: DetectorWrites = {
+    bindings: new OwnWrites(),
+    templates: new OwnWrites({
+      identify: (o) =>
+        `${(o as ResourceTemplate).apiVersion ?? ''}/${(o as ResourceTemplate).kind ?? ''}/${keyOf(o)}`,
+    }),
+  };
+  const deps: WritingDeps = { ...detectorDeps, own };
   const index = policyIndex(deps);
   return {
     name: 'resource-detector',
     workers: WORKLOAD_WORKERS,
     sources: [
-      templateSource(deps.templates),
+      templateSource(deps.templates, { isEcho: (t) => own.templates.isEcho(t) }),
       policySource(deps, deps.propagationPolicies),
       policySource(deps, deps.clusterPropagationPolicies),
-      // It writes a binding's spec and metadata and reads nothing of its status.
+      // It writes a binding's spec and metadata, and reads nothing of its status or of the fields
+      // the scheduler and the evictors own.
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {
-        changed: changedOutsideStatus,
+        changed: detectorReadChanged,
+        isEcho: (b) => own.bindings.isEcho(b),
       }),
       // A customization change may change the replicas of every template of its kinds.
       customizationSource(deps.interpreter, (targets) =>
@@ -174,8 +214,7 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
           return converged();
         case 'Apply':
           await writeClaim(deps, template, choice, signal);
-          await writeBinding(deps, { key, template, binding, policy: choice }, { log, signal, now });
-          return converged();
+          return writeBinding(deps, { key, template, binding, policy: choice }, { log, signal, now });
       }
     },
   };
@@ -183,7 +222,7 @@ export function resourceDetectorController(deps: ResourceDetectorDeps): Controll
 
 /** Puts the policy's claim on the template (or removes a stale one) when it is not there yet. */
 async function writeClaim(
-  deps: ResourceDetectorDeps,
+  deps: WritingDeps,
   t: ResourceTemplate,
   policy: ScopedPolicy | undefined,
   signal: AbortSignal,
@@ -191,12 +230,14 @@ async function writeClaim(
   const patch = templateClaimPatch(t, policy);
   const client = deps.templates.client(t.apiVersion ?? '', t.kind ?? '');
   if (patch === undefined || client === undefined) return;
-  await client.mergePatch(joinKey(t.metadata.namespace, t.metadata.name ?? ''), patch, { signal });
+  deps.own.templates.wrote(
+    await client.mergePatch(joinKey(t.metadata.namespace, t.metadata.name ?? ''), patch, { signal }),
+  );
 }
 
 /** Creates or updates the binding of `template` under `policy`. */
 async function writeBinding(
-  deps: ResourceDetectorDeps,
+  deps: WritingDeps,
   target: {
     readonly key: string;
     readonly template: ResourceTemplate;
@@ -204,7 +245,7 @@ async function writeBinding(
     readonly policy: ScopedPolicy;
   },
   ctx: { readonly log: Logger; readonly signal: AbortSignal; readonly now: () => number },
-): Promise<void> {
+): Promise<Outcome> {
   const { key, template, policy } = target;
   const { step, outcome } = interpretedWorkload(
     template,
@@ -220,32 +261,45 @@ async function writeBinding(
     newPermanentId: deps.newId(),
     ...(outcome.kind === 'succeeded' ? { replicas: outcome.value } : {}),
   });
-  const client = bindingClient(deps.bindings, key);
-  let written: ResourceBinding | undefined = target.binding;
-  switch (plan.kind) {
-    case 'UpToDate':
-      break;
-    case 'OwnedByOther':
-      throw new Error(`binding ${key} belongs to template uid ${plan.ownerUid}; waiting for its removal`);
-    case 'Create':
-      try {
-        written = await client.create(plan.binding, { signal: ctx.signal });
-      } catch (err: unknown) {
-        // Created by an earlier pass the cache has not shown yet; its event requeues the key.
-        if (isAlreadyExists(err)) return;
-        throw err;
-      }
-      break;
-    case 'Update':
-      written = await client.replace(plan.binding, { signal: ctx.signal });
-      break;
+  if (plan.kind === 'OwnedByOther') {
+    throw new Error(`binding ${key} belongs to template uid ${plan.ownerUid}; waiting for its removal`);
   }
+  const written = plan.kind === 'UpToDate' ? target.binding : await sendBinding(deps, key, plan, ctx.signal);
+  if (written === 'raced') return recheckIn(CREATE_RACE_RECHECK_MS);
   if (plan.kind !== 'UpToDate') {
     const name = policy.policy.metadata.name ?? '';
     deps.events.record(template, 'Normal', 'ApplyPolicySucceed', `Apply policy(${name}) succeed`);
     ctx.log.info({ binding: key, action: plan.kind, policy: name }, 'binding written');
   }
   await reportReplicas(deps, { key, binding: written, template }, { step, outcome }, ctx);
+  return converged();
+}
+
+/**
+ * Creates or replaces the binding, remembering the write so that its event does not wake the
+ * detector again. 'raced': an earlier pass created it and the cache does not show it yet; that
+ * pass's event (let through now) or a recheck brings the key back, so this pass's reasons for
+ * writing are not lost.
+ */
+async function sendBinding(
+  deps: WritingDeps,
+  key: string,
+  plan: { readonly kind: 'Create' | 'Update'; readonly binding: ResourceBinding },
+  signal: AbortSignal,
+): Promise<ResourceBinding | 'raced'> {
+  const client = bindingClient(deps.bindings, key);
+  try {
+    const written =
+      plan.kind === 'Create'
+        ? await client.create(plan.binding, { signal })
+        : await client.replace(plan.binding, { signal });
+    deps.own.bindings.wrote(written);
+    return written;
+  } catch (err: unknown) {
+    if (plan.kind !== 'Create' || !isAlreadyExists(err)) throw err;
+    deps.own.bindings.forget(key);
+    return 'raced';
+  }
 }
 
 /**

@@ -17,7 +17,7 @@
  * elsewhere; a transient scheduling verdict should not bypass them.
  */
 import type { Cluster, ResourceBinding } from '@kf/api';
-import { joinKey, type EventRecorder, type WatchCache } from '@kf/kube';
+import { OwnWrites, joinKey, type EventRecorder, type WatchCache } from '@kf/kube';
 import {
   TerminalError,
   converged,
@@ -40,7 +40,7 @@ import {
   recordOnBinding,
 } from '../../bindings.ts';
 import { clustersToMatch, isAffectedBy, isForScheduler, isSchedulingEvent } from './intake.ts';
-import { describePass, planSchedulingWrites } from './scheduling-writes.ts';
+import { describePass, planPlacementPatch, planStatusPatch } from './scheduling-writes.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
 
 /**
@@ -61,11 +61,13 @@ export interface SchedulerDeps {
 
 const bindingKey = (b: ResourceBinding): string => joinKey(b.metadata.namespace, b.metadata.name ?? '');
 
-function bindingSource(deps: SchedulerDeps): Source {
+/** Bindings to (re)schedule; the events of the scheduler's own writes do not count. */
+function bindingSource(deps: SchedulerDeps, own: OwnWrites): Source {
   const source = allBindings(deps.bindings);
   return {
     onChange: (enqueue) =>
       source.onEvent((type, b, old) => {
+        if (type !== 'DELETED' && own.isEcho(b)) return;
         if (isSchedulingEvent(type, b, old)) enqueue(bindingKey(b));
       }),
     keys: () => source.list().map(bindingKey),
@@ -91,10 +93,11 @@ function clusterSource(deps: SchedulerDeps): Source {
 }
 
 export function schedulerController(deps: SchedulerDeps): ControllerSpec {
+  const own = new OwnWrites();
   return {
     name: 'scheduler',
     workers: WORKLOAD_WORKERS,
-    sources: [bindingSource(deps), clusterSource(deps)],
+    sources: [bindingSource(deps, own), clusterSource(deps)],
     async reconcile(key, ctx) {
       const b = getBinding(deps.bindings, key);
       if (b === undefined || !isForScheduler(b, deps.schedulerName)) return converged();
@@ -116,11 +119,13 @@ export function schedulerController(deps: SchedulerDeps): ControllerSpec {
         case 'Skip':
           if (trigger.observedGeneration !== undefined) {
             const patch = { status: { schedulerObservedGeneration: trigger.observedGeneration } };
-            await bindingClient(deps.bindings, key).patchStatus(key, patch, { signal: ctx.signal });
+            own.wrote(
+              await bindingClient(deps.bindings, key).patchStatus(key, patch, { signal: ctx.signal }),
+            );
           }
           return converged();
         case 'Schedule':
-          return schedule(deps, { key, b, clusters, reason: trigger.reason }, ctx);
+          return schedule(deps, own, { key, b, clusters, reason: trigger.reason }, ctx);
       }
     },
   };
@@ -128,6 +133,7 @@ export function schedulerController(deps: SchedulerDeps): ControllerSpec {
 
 async function schedule(
   deps: SchedulerDeps,
+  own: OwnWrites,
   input: {
     readonly key: string;
     readonly b: ResourceBinding;
@@ -143,25 +149,23 @@ async function schedule(
     ...deps.options,
     onNoClusterFit: 'keep',
   });
-  const writes = planSchedulingWrites(b, result, nowMs);
   const client = bindingClient(deps.bindings, key);
+  const placement = planPlacementPatch(b, result);
   const patched =
-    writes.binding === undefined
-      ? undefined
-      : await client.mergePatch(key, writes.binding, { signal: ctx.signal });
-  if (writes.status !== undefined) {
+    placement === undefined ? undefined : await client.mergePatch(key, placement, { signal: ctx.signal });
+  own.wrote(patched);
+  const status = planStatusPatch(patched ?? b, result, nowMs);
+  if (status !== undefined) {
     // Guarded by resourceVersion: a merge patch replaces `status.conditions` whole, and
     // binding-status writes FullyApplied into the same list from its own copy; whichever writes
     // from a stale copy gets a conflict and tries again, instead of dropping the other's condition.
     const resourceVersion = (patched ?? b).metadata.resourceVersion;
-    await client.patchStatus(
-      key,
-      { ...writes.status, metadata: { resourceVersion } },
-      { signal: ctx.signal },
+    own.wrote(
+      await client.patchStatus(key, { ...status, metadata: { resourceVersion } }, { signal: ctx.signal }),
     );
   }
   const pass = describePass(result);
-  if (writes.binding !== undefined || writes.status !== undefined) {
+  if (placement !== undefined || status !== undefined) {
     recordOnBinding(deps.events, b, {
       type: pass.ok ? 'Normal' : 'Warning',
       reason: pass.ok ? 'ScheduleBindingSucceed' : 'ScheduleBindingFailed',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, type ResourceBinding } from '@kf/api';
 import type { ScheduleResult } from '../../scheduler/schedule.ts';
-import { describePass, planSchedulingWrites } from './scheduling-writes.ts';
+import { describePass, planSchedulingWrites, planStatusPatch } from './scheduling-writes.ts';
 
 const NOW = Date.parse('2026-05-01T10:00:00Z');
 const placement = { clusterAffinity: { clusterNames: ['m1', 'm2'] } };
@@ -80,6 +80,19 @@ describe('planSchedulingWrites', () => {
       status: (w.status as { status: NonNullable<ResourceBinding['status']> }).status,
     };
     expect(planSchedulingWrites(reported, noFit, NOW + 1000).status).toBeUndefined();
+  });
+});
+
+describe('planStatusPatch', () => {
+  it('observes the generation the placement write made: its own result needs no second status write', () => {
+    const patched: ResourceBinding = {
+      ...binding,
+      metadata: { ...binding.metadata, generation: 5, resourceVersion: '78' },
+      spec: { ...binding.spec, clusters: success.clusters },
+    };
+    expect(planStatusPatch(patched, success, NOW)).toMatchObject({
+      status: { schedulerObservedGeneration: 5 },
+    });
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * What a scheduling pass writes: the placement result with the applied-placement
- * annotation, then the status (`Scheduled` condition; on success also the observed generation
- * of the binding as it was read, `lastScheduledTime` and the chosen affinity term). Each part is
- * left out when it would not change anything.
+ * annotation, then the status (`Scheduled` condition; on success also the observed generation,
+ * `lastScheduledTime` and the chosen affinity term). Each part is left out when it would not change
+ * anything. The status is planned from the binding as the placement write left it: the generation
+ * that write made is the scheduler's own result, so it is the one observed, and no later pass has
+ * to catch the status up with it.
  */
 import { annotations, formatTime, isSameJson, setCondition, type ResourceBinding } from '@kf/api';
 import { describeResult, type ScheduleResult } from '../../scheduler/schedule.ts';
@@ -14,11 +16,13 @@ export interface SchedulingWrites {
   readonly status: object | undefined;
 }
 
+/** Both writes of a pass when the placement write changes no generation (as planned together). */
 export function planSchedulingWrites(b: ResourceBinding, r: ScheduleResult, nowMs: number): SchedulingWrites {
-  return { binding: placementPatch(b, r), status: statusPatch(b, r, nowMs) };
+  return { binding: planPlacementPatch(b, r), status: planStatusPatch(b, r, nowMs) };
 }
 
-function placementPatch(b: ResourceBinding, r: ScheduleResult): object | undefined {
+/** Merge patch of the binding (guarded by its resourceVersion); undefined: nothing to write. */
+export function planPlacementPatch(b: ResourceBinding, r: ScheduleResult): object | undefined {
   if (!r.writeClusters) return undefined;
   const applied = JSON.stringify(b.spec.placement ?? {});
   const sameAnnotation = b.metadata.annotations?.[annotations.appliedPlacement] === applied;
@@ -32,7 +36,11 @@ function placementPatch(b: ResourceBinding, r: ScheduleResult): object | undefin
   };
 }
 
-function statusPatch(b: ResourceBinding, r: ScheduleResult, nowMs: number): object | undefined {
+/**
+ * Merge patch of the status subresource; undefined: nothing to write. `b` is the binding as the
+ * placement write returned it (as read when nothing was written).
+ */
+export function planStatusPatch(b: ResourceBinding, r: ScheduleResult, nowMs: number): object | undefined {
   const status = b.status ?? {};
   const conditions = setCondition(status.conditions, r.condition, nowMs);
   const success = r.condition.status === 'True';
