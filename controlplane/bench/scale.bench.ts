@@ -26,7 +26,9 @@
  *             Deployment's own included)
  *   lost      member001 reports Ready=False (the default ClusterTaintPolicy, hold time 0, taints it
  *             NoExecute; evictions paced at the default 50/s, burst 100): seconds until every
- *             binding that was on it has left it, with their count
+ *             binding that was on it has left it, with their count, and the pace's floor for
+ *             that count (the burst at once, the rest at the rate); each member holds
+ *             2 × bindings / members (`--bindings=15000 --members=10`: 3,000)
  *   floor     the control plane stopped: up to 2,000 new bindings placed by this process alone
  *             with the writes the control plane made for one (placement-floor.ts); the setup's
  *             placement rate as a share of that floor
@@ -48,6 +50,7 @@ import {
 import { bundleControlPlane } from '../src/build/bundle.ts';
 import { replayPlacementWrites } from './placement-floor.ts';
 import { workNameFor } from '../src/names.ts';
+import { DEFAULT_EVICTION_PACING } from '../src/controllers/fleet-guard/pacing.ts';
 import {
   apiServerMetrics,
   apiWrites,
@@ -428,10 +431,14 @@ async function lost(ctx: Context): Promise<void> {
   });
   const idle = await waitForIdle(url, failedAt);
   const after = await controlPlaneTotals(url);
+  // The pace's floor: the burst at once, the rest at the rate.
+  const { ratePerSecond, burst } = DEFAULT_EVICTION_PACING;
+  const paceFloor = Math.max(0, on.length - burst) / ratePerSecond;
   print(
     `lost member=${lostMember} bindings_on_it=${on.length} first_moved_s=${secs(first ?? all)} ` +
-      `all_moved_s=${secs(all)} bindings_per_s=${(on.length / all).toFixed(1)} idle_s=${secs(idle)} ` +
-      `controlplane_cpu_s=${secs(after.cpu - before.cpu)}`,
+      `all_moved_s=${secs(all)} bindings_per_s=${(on.length / all).toFixed(1)} ` +
+      `pace_floor_s=${secs(paceFloor)}${paceFloor > 0 ? ` to_pace_floor=${(all / paceFloor).toFixed(2)}` : ''} ` +
+      `idle_s=${secs(idle)} controlplane_cpu_s=${secs(after.cpu - before.cpu)}`,
   );
 }
 
