@@ -4,8 +4,10 @@
  * --failover`) against a real Karmada API server:
  *
  *   node controlplane/bench/scale.bench.ts [--bindings=10000] [--members=100]
+ *   node controlplane/bench/scale.bench.ts --sizes=1000x10,10000x100,30000x1000
  *
- * (KF_SCALE_BINDINGS and KF_SCALE_MEMBERS set the defaults.) `members` Pull clusters member001..
+ * (KF_SCALE_BINDINGS, KF_SCALE_MEMBERS and KF_SCALE_SIZES set the defaults.) With `--sizes`, each
+ * size runs in a process of its own and a table of the sizes side by side follows (scale-curve.ts). `members` Pull clusters member001..
  * are simulated (status and heartbeat Leases written by this process, renewed every 10 s with the
  * control plane's monitor grace at upstream's 40 s; no member API servers: nothing is applied).
  * Deployment i, of 2 replicas, carries pair label i mod `members`; PropagationPolicy `scale-<p>`
@@ -49,6 +51,7 @@ import {
 } from '@kf/testing';
 import { bundleControlPlane } from '../src/build/bundle.ts';
 import { replayPlacementWrites } from './placement-floor.ts';
+import { curveSizes, runCostCurve } from './scale-curve.ts';
 import { workNameFor } from '../src/names.ts';
 import { DEFAULT_EVICTION_PACING } from '../src/controllers/fleet-guard/pacing.ts';
 import {
@@ -72,6 +75,12 @@ import {
   waitForIdle,
 } from './support.ts';
 
+// Several sizes: one process each, then the table (scale-curve.ts).
+const sizes = curveSizes('KF_SCALE');
+if (sizes !== undefined) {
+  await runCostCurve(import.meta.filename, sizes);
+  process.exit(0);
+}
 const { bindings: BINDINGS, members: MEMBERS } = runSize('KF_SCALE', { bindings: 10000, members: 100 });
 const NAMESPACE = 'default';
 const LABEL = 'bench';

@@ -52,6 +52,7 @@ import { clusterWorks } from './cluster-works.ts';
 import { WrittenWorks } from './written-works.ts';
 import {
   clusterOfWork,
+  expectedClusters,
   fencedWorks,
   orphanWorks,
   pendingDirectPurges,
@@ -103,12 +104,14 @@ function bindingReadChanged(b: ResourceBinding, old: ResourceBinding, preservesS
 }
 
 /**
- * The bindings the controller has something to do for: those placed somewhere or being deleted.
- * A binding leaving its last cluster still counts, as the old copy of its modification does.
+ * The bindings the controller has something to do for: those with a cluster that may keep a Work
+ * (placed, required by a dependant's placement, or keeping a copy through an eviction) and those
+ * being deleted. A binding leaving its last cluster still counts, as the old copy of its
+ * modification does.
  */
-function placedOrDeleting(b: ResourceBinding): readonly string[] {
-  const placed = (b.spec.clusters ?? []).length > 0 || b.metadata.deletionTimestamp !== undefined;
-  return placed ? [joinKey(b.metadata.namespace, b.metadata.name ?? '')] : [];
+function withClustersOrDeleting(b: ResourceBinding): readonly string[] {
+  const some = expectedClusters(b).size > 0 || b.metadata.deletionTimestamp !== undefined;
+  return some ? [joinKey(b.metadata.namespace, b.metadata.name ?? '')] : [];
 }
 
 export function bindingController(deps: BindingControllerDeps): ControllerSpec {
@@ -123,7 +126,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
     name: 'binding',
     workers: WORKLOAD_WORKERS,
     sources: [
-      keysFrom(allBindings(deps.bindings), placedOrDeleting, {
+      keysFrom(allBindings(deps.bindings), withClustersOrDeleting, {
         changed: (b, old) => bindingReadChanged(b, old, deps.statefulFailoverInjection === true),
       }),
       keysFrom(
