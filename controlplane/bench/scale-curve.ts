@@ -81,7 +81,10 @@ const ROWS: readonly Row[] = [
   { label: 'API floor, bindings/s', value: (p) => fixed(field(p, 'floor', 'bindings_per_s')) },
   { label: 'placement / floor', value: (p) => fixed(field(p, 'floor', 'placement_to_floor'), 2) },
   { label: 'reconciles per binding', value: (p) => fixed(field(p, 'setup', 'reconciles_per_binding')) },
-  { label: '  of binding controllers', value: (p) => fixed(field(p, 'setup', 'of_binding_controllers')) },
+  {
+    label: '  of them, by the binding controllers',
+    value: (p) => fixed(field(p, 'setup', 'of_binding_controllers')),
+  },
   {
     label: 'placement CPU, ms per binding',
     value: (p, s) => fixed((field(p, 'setup', 'controlplane_cpu_s') * 1000) / s.bindings),
