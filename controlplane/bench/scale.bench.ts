@@ -29,7 +29,8 @@
  *   lost      member001 reports Ready=False (the default ClusterTaintPolicy, hold time 0, taints it
  *             NoExecute; evictions paced at the default 50/s, burst 100): seconds until every
  *             binding that was on it has left it, with their count, and the pace's floor for
- *             that count (the burst at once, the rest at the rate); each member holds
+ *             that count (the burst at once, the rest at the rate), seen through a watch of the
+ *             bindings (nothing listed while it runs); each member holds
  *             2 × bindings / members (`--bindings=15000 --members=10`: 3,000)
  *   floor     the control plane stopped: up to 2,000 new bindings placed by this process alone
  *             with the writes the control plane made for one (placement-floor.ts); the setup's
@@ -39,8 +40,9 @@
  * process stays small whatever the size.
  */
 import { performance } from 'node:perf_hooks';
-import type { PropagationPolicy } from '@kf/api';
-import { ResourceClient } from '@kf/kube';
+import { resourceBindingKind, type PropagationPolicy, type ResourceBinding } from '@kf/api';
+import { ResourceClient, WatchCache } from '@kf/kube';
+import { createLogger } from '@kf/runtime';
 import type { V1Deployment } from '@kubernetes/client-node';
 import {
   SimulatedMembers,
@@ -395,31 +397,53 @@ async function restart(ctx: Context): Promise<void> {
   );
 }
 
-/** Names of the bindings placed (partly) on `cluster`. */
-async function bindingsOn(fed: FailoverFederation, cluster: string): Promise<string[]> {
-  const names: string[] = [];
-  await forEachListed(fed.bindings, NAMESPACE, (b) => {
-    if ((b.spec.clusters ?? []).some((c) => c.name === cluster)) names.push(b.metadata.name ?? '');
+/**
+ * The bench namespace's bindings as a watch shows them, each reduced to its name and clusters:
+ * looking costs the API server nothing, whatever the size (a list of 15,000 bindings for each look
+ * took seconds of its own and delayed what it measured).
+ */
+async function watchPlacements(fed: FailoverFederation): Promise<{
+  readonly cache: WatchCache<ResourceBinding>;
+  readonly stop: () => void;
+}> {
+  const cache = new WatchCache<ResourceBinding>({
+    kubeConfig: fed.controlPlaneKubeConfig(),
+    resource: resourceBindingKind,
+    namespace: NAMESPACE,
+    log: createLogger({ component: 'bench', level: 'silent' }),
+    transform: (o) => {
+      const b = o as ResourceBinding;
+      return {
+        metadata: {
+          name: b.metadata.name,
+          namespace: b.metadata.namespace,
+          resourceVersion: b.metadata.resourceVersion,
+        },
+        spec: { resource: b.spec.resource, clusters: b.spec.clusters },
+      } as ResourceBinding;
+    },
   });
-  return names;
-}
-
-/** How many of the named bindings still have `cluster` in their placement. */
-async function stillOn(fed: FailoverFederation, names: readonly string[], cluster: string): Promise<number> {
-  // A few thousand are read one by one, faster than a full list; more, by listing.
-  if (names.length > 2_000) return (await bindingsOn(fed, cluster)).length;
-  let n = 0;
-  await inParallel(names.length, async (i) => {
-    const b = await fed.bindings.find(`${NAMESPACE}/${names[i] ?? ''}`);
-    if ((b?.spec.clusters ?? []).some((c) => c.name === cluster)) n++;
-  });
-  return n;
+  const stop = new AbortController();
+  void cache.run(stop.signal);
+  await cache.synced();
+  return {
+    cache,
+    stop: () => {
+      stop.abort();
+    },
+  };
 }
 
 async function lost(ctx: Context): Promise<void> {
   const { fed, members, url } = ctx;
   const lostMember = memberName(0);
-  const on = await bindingsOn(fed, lostMember);
+  const placements = await watchPlacements(fed);
+  const isOn = (b: ResourceBinding | undefined): boolean =>
+    (b?.spec.clusters ?? []).some((c) => c.name === lostMember);
+  const on = placements.cache
+    .list()
+    .filter(isOn)
+    .map((b) => `${NAMESPACE}/${b.metadata.name ?? ''}`);
   const before = await controlPlaneTotals(url);
   const failedAt = performance.now();
   await members.setCondition(lostMember, {
@@ -429,15 +453,16 @@ async function lost(ctx: Context): Promise<void> {
     message: 'cluster is not reachable',
   });
   let first: number | undefined;
-  const remaining = async (): Promise<number> => {
-    const n = await stillOn(fed, on, lostMember);
-    if (n < on.length) first ??= since(failedAt);
-    return on.length - n;
+  const moved = (): Promise<number> => {
+    const n = on.filter((key) => !isOn(placements.cache.get(key))).length;
+    if (n > 0) first ??= since(failedAt);
+    return Promise.resolve(n);
   };
-  const all = await untilPhase(`bindings off ${lostMember}`, remaining, on.length, {
+  const all = await untilPhase(`bindings off ${lostMember}`, moved, on.length, {
     from: failedAt,
-    pauseMs: 100,
+    pauseMs: 50,
   });
+  placements.stop();
   const idle = await waitForIdle(url, failedAt);
   const after = await controlPlaneTotals(url);
   // The pace's floor: the burst at once, the rest at the rate.

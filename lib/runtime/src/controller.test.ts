@@ -75,6 +75,21 @@ describe('keysFrom', () => {
     expect(s.keys()).toEqual(['p1']);
   });
 
+  it('consults the echo before the change filter, so that an echo the filter would skip is still consumed', () => {
+    const pods = source([]);
+    const consumed: string[] = [];
+    const s = keysFrom(pods, (p) => [p.name], {
+      changed: () => false,
+      isEcho: (p) => {
+        consumed.push(p.name);
+        return true;
+      },
+    });
+    s.onChange(() => undefined);
+    pods.emit('MODIFIED', { name: 'p1', owner: 'a' }, { name: 'p1', owner: 'a' });
+    expect(consumed).toEqual(['p1']);
+  });
+
   it('passes synced through', async () => {
     await expect(keysFrom(source([]), (p) => [p.name]).synced()).resolves.toBeUndefined();
   });

@@ -146,8 +146,9 @@ export function keysFrom<T>(
   return {
     onChange: (enqueue) =>
       objects.onEvent((type, obj, old) => {
-        if (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) return;
+        // The echo first: a recognised echo is consumed, so that its record does not linger.
         if (type !== 'DELETED' && isEcho?.(obj) === true) return;
+        if (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) return;
         const keys = new Set(keysOf(obj));
         if (old !== undefined) for (const key of keysOf(old)) keys.add(key);
         for (const key of keys) enqueue(key);
