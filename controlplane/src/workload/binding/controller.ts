@@ -23,7 +23,6 @@ import {
   isNotFound,
   joinKey,
   keyOf,
-  OwnWrites,
   type EventRecorder,
   type ResourceClient,
   type WatchCache,
@@ -115,9 +114,8 @@ function withClustersOrDeleting(b: ResourceBinding): readonly string[] {
 }
 
 export function bindingController(deps: BindingControllerDeps): ControllerSpec {
+  // Its own Work writes: held back until the cache shows them, and their events do not wake it.
   const written = new WrittenWorks();
-  // The events of its own Work writes do not wake it: the reconcile that wrote them converged.
-  const own = new OwnWrites();
   const worksOf = worksByBinding(deps.works);
   deps.works.onEvent((type, w) => {
     written.observed(keyOf(w), type === 'DELETED' ? undefined : w.metadata.resourceVersion);
@@ -135,7 +133,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
           const key = bindingKeyOfWork(w);
           return key === undefined ? [] : [key];
         },
-        { isEcho: (w) => own.isEcho(w) },
+        { isEcho: (w) => written.isEcho({ key: keyOf(w), resourceVersion: w.metadata.resourceVersion }) },
       ),
       // A template whose binding is not there yet has nothing to sync: the binding's addition
       // brings the key.
@@ -170,7 +168,7 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
       const r = b.spec.resource;
       const template = deps.templates.get(r.apiVersion, r.kind, joinKey(r.namespace, r.name));
       if (template === undefined) return converged(); // gone: the detector removes the binding
-      return syncWorks(deps, { key, b, template, works }, { log, signal, written, own, nowMs: now() });
+      return syncWorks(deps, { key, b, template, works }, { log, signal, written, nowMs: now() });
     },
   };
 }
@@ -182,10 +180,8 @@ interface Target {
 }
 
 interface SyncCtx extends Ctx {
-  /** Works just written, left alone until the cache shows the write (see written-works.ts). */
+  /** Works just written: left alone until the cache shows the write, their echoes ignored. */
   readonly written: WrittenWorks;
-  /** Its Work writes, whose events then do not wake it. */
-  readonly own: OwnWrites;
   readonly nowMs: number;
 }
 
@@ -203,17 +199,18 @@ async function syncWork(
 ): Promise<WorkSync> {
   const workKey = keyOf(wanted);
   const heldMs = ctx.written.heldForMs(workKey, ctx.nowMs);
-  if (heldMs > 0) {
-    // The event of that write is still to come: let it wake the binding.
-    ctx.own.forget(workKey);
-    return { kind: 'held', heldMs };
-  }
+  if (heldMs > 0) return { kind: 'held', heldMs }; // the write's event wakes the binding
   const plan = planWorkWrite(wanted, existing);
   if (plan === undefined) return { kind: 'unchanged' };
   if (plan.kind === 'WaitForDeletion') return { kind: 'waitForDeletion' };
   try {
-    ctx.own.wrote(await writeWork(deps.workClient, plan, ctx.signal));
-    ctx.written.wrote(workKey, existing?.metadata.resourceVersion, ctx.nowMs);
+    const answered = await writeWork(deps.workClient, plan, ctx.signal);
+    ctx.written.wrote(
+      workKey,
+      existing?.metadata.resourceVersion,
+      answered?.metadata.resourceVersion,
+      ctx.nowMs,
+    );
     return { kind: 'written' };
   } catch (err: unknown) {
     return { kind: 'failed', err };
