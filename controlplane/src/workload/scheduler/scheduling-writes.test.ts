@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, type ResourceBinding } from '@kf/api';
 import type { ScheduleResult } from '../../scheduler/schedule.ts';
-import { describePass, planSchedulingWrites, planStatusPatch } from './scheduling-writes.ts';
+import { describePass, planPlacementPatch, planStatusPatch } from './scheduling-writes.ts';
 
 const NOW = Date.parse('2026-05-01T10:00:00Z');
 const placement = { clusterAffinity: { clusterNames: ['m1', 'm2'] } };
@@ -39,17 +39,16 @@ const noFit: ScheduleResult = {
   },
 };
 
-describe('planSchedulingWrites', () => {
+describe('planPlacementPatch and planStatusPatch', () => {
   it('writes the result, the annotation and a successful status', () => {
-    const w = planSchedulingWrites(binding, success, NOW);
-    expect(w.binding).toEqual({
+    expect(planPlacementPatch(binding, success)).toEqual({
       metadata: {
         resourceVersion: '77',
         annotations: { [annotations.appliedPlacement]: JSON.stringify(placement) },
       },
       spec: { clusters: success.clusters },
     });
-    expect(w.status).toEqual({
+    expect(planStatusPatch(binding, success, NOW)).toEqual({
       status: {
         conditions: [{ ...success.condition, lastTransitionTime: '2026-05-01T10:00:00Z' }],
         schedulerObservedGeneration: 4,
@@ -67,19 +66,19 @@ describe('planSchedulingWrites', () => {
       },
       spec: { ...binding.spec, clusters: success.clusters },
     };
-    expect(planSchedulingWrites(placed, success, NOW).binding).toBeUndefined();
+    expect(planPlacementPatch(placed, success)).toBeUndefined();
   });
 
   it('keeps the placement on no fit and reports Scheduled=False once', () => {
-    const w = planSchedulingWrites(binding, noFit, NOW);
-    expect(w.binding).toBeUndefined();
-    expect(w.status).toMatchObject({ status: { conditions: [{ status: 'False', reason: 'NoClusterFit' }] } });
-    expect(w.status).not.toHaveProperty('status.schedulerObservedGeneration');
+    expect(planPlacementPatch(binding, noFit)).toBeUndefined();
+    const status = planStatusPatch(binding, noFit, NOW);
+    expect(status).toMatchObject({ status: { conditions: [{ status: 'False', reason: 'NoClusterFit' }] } });
+    expect(status).not.toHaveProperty('status.schedulerObservedGeneration');
     const reported: ResourceBinding = {
       ...binding,
-      status: (w.status as { status: NonNullable<ResourceBinding['status']> }).status,
+      status: (status as { status: NonNullable<ResourceBinding['status']> }).status,
     };
-    expect(planSchedulingWrites(reported, noFit, NOW + 1000).status).toBeUndefined();
+    expect(planStatusPatch(reported, noFit, NOW + 1000)).toBeUndefined();
   });
 });
 

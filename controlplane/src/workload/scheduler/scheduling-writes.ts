@@ -9,18 +9,6 @@
 import { annotations, formatTime, isSameJson, setCondition, type ResourceBinding } from '@kf/api';
 import { describeResult, type ScheduleResult } from '../../scheduler/schedule.ts';
 
-export interface SchedulingWrites {
-  /** Merge patch of the binding (guarded by its resourceVersion); undefined: nothing to write. */
-  readonly binding: object | undefined;
-  /** Merge patch of the status subresource; undefined: nothing to write. */
-  readonly status: object | undefined;
-}
-
-/** Both writes of a pass when the placement write changes no generation (as planned together). */
-export function planSchedulingWrites(b: ResourceBinding, r: ScheduleResult, nowMs: number): SchedulingWrites {
-  return { binding: planPlacementPatch(b, r), status: planStatusPatch(b, r, nowMs) };
-}
-
 /** Merge patch of the binding (guarded by its resourceVersion); undefined: nothing to write. */
 export function planPlacementPatch(b: ResourceBinding, r: ScheduleResult): object | undefined {
   if (!r.writeClusters) return undefined;
