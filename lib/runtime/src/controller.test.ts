@@ -90,6 +90,26 @@ describe('keysFrom', () => {
     expect(consumed).toEqual(['p1']);
   });
 
+  it('queues only the events `wakes` accepts, of any type, after consuming echoes', () => {
+    const pods = source([]);
+    const queued: string[] = [];
+    const seen: string[] = [];
+    const s = keysFrom(pods, (p) => [p.name], {
+      isEcho: (p) => {
+        seen.push(p.name);
+        return p.owner === 'mine';
+      },
+      wakes: (type) => type !== 'DELETED',
+    });
+    s.onChange((k) => queued.push(k));
+    pods.emit('ADDED', { name: 'p1', owner: 'other' });
+    pods.emit('ADDED', { name: 'p2', owner: 'mine' });
+    pods.emit('DELETED', { name: 'p3', owner: 'other' });
+    pods.emit('MODIFIED', { name: 'p4', owner: 'other' }, { name: 'p4', owner: 'x' });
+    expect(queued).toEqual(['p1', 'p4']);
+    expect(seen).toEqual(['p1', 'p2', 'p4']); // a deletion is never taken for an echo
+  });
+
   it('passes synced through', async () => {
     await expect(keysFrom(source([]), (p) => [p.name]).synced()).resolves.toBeUndefined();
   });

@@ -130,6 +130,13 @@ export interface KeysFromOptions<T> {
    * Deletions and the periodic resync are never filtered.
    */
   readonly isEcho?: (obj: T) => boolean;
+  /**
+   * Whether an event of any type wakes the controller (default: every one does). For a
+   * controller that, unlike `changed` assumes, has nothing to do for some additions or deletions
+   * (a scheduler has nothing to place for a deleted binding). Consulted after `isEcho`, so an echo
+   * is consumed either way.
+   */
+  readonly wakes?: (type: ObjectEventType, obj: T, old: T | undefined) => boolean;
 }
 
 /**
@@ -142,13 +149,16 @@ export function keysFrom<T>(
   keysOf: (obj: T) => readonly string[],
   options: KeysFromOptions<T> = {},
 ): Source {
-  const { changed, isEcho } = options;
+  const { changed, isEcho, wakes } = options;
+  const ignored = (type: ObjectEventType, obj: T, old: T | undefined): boolean =>
+    // The echo first: a recognised echo is consumed, so that its record does not linger.
+    (type !== 'DELETED' && isEcho?.(obj) === true) ||
+    (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) ||
+    (wakes !== undefined && !wakes(type, obj, old));
   return {
     onChange: (enqueue) =>
       objects.onEvent((type, obj, old) => {
-        // The echo first: a recognised echo is consumed, so that its record does not linger.
-        if (type !== 'DELETED' && isEcho?.(obj) === true) return;
-        if (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) return;
+        if (ignored(type, obj, old)) return;
         const keys = new Set(keysOf(obj));
         if (old !== undefined) for (const key of keysOf(old)) keys.add(key);
         for (const key of keys) enqueue(key);

@@ -21,6 +21,7 @@ import { OwnWrites, joinKey, type EventRecorder, type WatchCache } from '@kf/kub
 import {
   TerminalError,
   converged,
+  keysFrom,
   recheckIn,
   type ControllerSpec,
   type Outcome,
@@ -63,16 +64,10 @@ const bindingKey = (b: ResourceBinding): string => joinKey(b.metadata.namespace,
 
 /** Bindings to (re)schedule; the events of the scheduler's own writes do not count. */
 function bindingSource(deps: SchedulerDeps, own: OwnWrites): Source {
-  const source = allBindings(deps.bindings);
-  return {
-    onChange: (enqueue) =>
-      source.onEvent((type, b, old) => {
-        if (type !== 'DELETED' && own.isEcho(b)) return;
-        if (isSchedulingEvent(type, b, old)) enqueue(bindingKey(b));
-      }),
-    keys: () => source.list().map(bindingKey),
-    synced: () => source.synced(),
-  };
+  return keysFrom(allBindings(deps.bindings), (b) => [bindingKey(b)], {
+    isEcho: (b) => own.isEcho(b),
+    wakes: isSchedulingEvent,
+  });
 }
 
 function clusterSource(deps: SchedulerDeps): Source {
