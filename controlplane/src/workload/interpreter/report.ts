@@ -1,10 +1,14 @@
 /**
  * Writes a scripted step's condition onto the binding (see script-condition.ts) when it changed,
  * guarded by the binding's resourceVersion: the conditions list is replaced whole, so a stale copy
- * must conflict (and be retried) rather than drop a condition another controller just wrote.
- * The Warning Event of a failure follows the write, so a retried write does not repeat it.
+ * must conflict rather than drop a condition another controller just wrote. A conflict is tried
+ * again at once from the binding as the API server has it: the copy a controller holds is often
+ * a write or two behind a freshly created binding (the scheduler places it and reports on it
+ * meanwhile), and a retry through the work queue's backoff would leave the condition missing
+ * for seconds. The Warning Event of a failure follows the write, so a retried write does not
+ * repeat it.
  */
-import type { EventRecorder } from '@kf/kube';
+import { retryOnConflict, type EventRecorder } from '@kf/kube';
 import { bindingClient, recordOnBinding, type Binding, type BindingStore } from '../../bindings.ts';
 import { planScriptCondition, type ScriptOutcome, type ScriptStep } from './script-condition.ts';
 
@@ -20,18 +24,27 @@ export async function reportScriptOutcome(
   result: { readonly step: ScriptStep; readonly outcome: ScriptOutcome<unknown> },
   ctx: { readonly nowMs: number; readonly signal: AbortSignal },
 ): Promise<Binding> {
-  const { key, b } = target;
-  const plan = planScriptCondition(b.status?.conditions, result.step, result.outcome, ctx.nowMs);
-  if (plan === undefined) return b;
-  const written = await bindingClient(deps.bindings, key).patchStatus(
-    key,
-    { metadata: { resourceVersion: b.metadata.resourceVersion }, status: { conditions: plan.conditions } },
-    { signal: ctx.signal },
+  const { key } = target;
+  const client = bindingClient(deps.bindings, key);
+  const { signal } = ctx;
+  return retryOnConflict(
+    async (attempt) => {
+      const b = attempt === 0 ? target.b : await client.get(key, { signal });
+      const plan = planScriptCondition(b.status?.conditions, result.step, result.outcome, ctx.nowMs);
+      if (plan === undefined) return b;
+      const written = await client.patchStatus(
+        key,
+        {
+          metadata: { resourceVersion: b.metadata.resourceVersion },
+          status: { conditions: plan.conditions },
+        },
+        { signal },
+      );
+      if (plan.event !== undefined) recordOnBinding(deps.events, b, { type: 'Warning', ...plan.event });
+      return written;
+    },
+    { signal },
   );
-  if (plan.event !== undefined) {
-    recordOnBinding(deps.events, b, { type: 'Warning', ...plan.event });
-  }
-  return written;
 }
 
 /** What a reconcile throws for a failed script, so that the runner retries it with backoff. */
