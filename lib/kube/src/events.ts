@@ -87,8 +87,14 @@ export class EventRecorder {
   private readonly log: Logger;
   private readonly instance: string;
   private readonly recorded = new Map<string, RecordedEvent>();
-  private tail: Promise<void> = Promise.resolve();
-  private pending = 0;
+  /**
+   * Events waiting for their write, oldest first, from `head` on. Kept as plain records (at
+   * 10,000 waiting, a promise chain of one link per event held several times their size).
+   */
+  private queue: (QueuedEvent | undefined)[] = [];
+  private head = 0;
+  /** The loop writing the queue, while there is anything to write. */
+  private draining: Promise<void> | undefined;
   private seq = 0;
   private paceState: PaceState | undefined;
   /** Flushes under way: a stopping process writes what is left without the pace. */
@@ -106,7 +112,7 @@ export class EventRecorder {
 
   /** Events recorded and not yet written (nor failed). */
   get waiting(): number {
-    return this.pending;
+    return this.queue.length - this.head;
   }
 
   /** Records an event about `regarding` (an object, or a reference to one). */
@@ -116,24 +122,12 @@ export class EventRecorder {
       this.log.warn({ reason }, 'event about an object without a name dropped');
       return;
     }
-    if (this.pending >= (this.opts.maxPending ?? 1000)) {
+    if (this.waiting >= (this.opts.maxPending ?? 1000)) {
       this.log.warn({ reason, name: ref.name }, 'too many events pending; event dropped');
       return;
     }
-    this.pending++;
-    const text = truncateMessage(message);
-    const recordedAtMs = this.clock.now();
-    this.tail = this.tail
-      .then(async () => {
-        await this.awaitTurn();
-        await this.write(ref, { type, reason, message: text, atMs: recordedAtMs });
-      })
-      .catch((err: unknown) => {
-        this.log.warn({ err: toKubeError(err), reason, name: ref.name }, 'could not write event');
-      })
-      .finally(() => {
-        this.pending--;
-      });
+    this.queue.push({ ref, type, reason, message: truncateMessage(message), atMs: this.clock.now() });
+    this.draining ??= this.drain();
   }
 
   /**
@@ -143,9 +137,36 @@ export class EventRecorder {
   async flush(): Promise<void> {
     this.flushing++;
     try {
-      await this.tail;
+      while (this.draining !== undefined) await this.draining;
     } finally {
       this.flushing--;
+    }
+  }
+
+  /** Writes the queue one event at a time until it is empty. */
+  private async drain(): Promise<void> {
+    try {
+      for (let next = this.queue[this.head]; next !== undefined; next = this.queue[this.head]) {
+        try {
+          await this.awaitTurn();
+          await this.write(next.ref, next);
+        } catch (err: unknown) {
+          this.log.warn(
+            { err: toKubeError(err), reason: next.reason, name: next.ref.name },
+            'could not write event',
+          );
+        }
+        this.queue[this.head++] = undefined;
+        // Drop the written part now and then, so that a long backlog does not keep its slots.
+        if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
+      }
+    } finally {
+      this.queue = [];
+      this.head = 0;
+      this.draining = undefined;
     }
   }
 
@@ -221,6 +242,11 @@ interface PendingEvent {
   readonly reason: string;
   readonly message: string;
   readonly atMs: number;
+}
+
+/** A recorded event in the queue: what it is about, and the event. */
+interface QueuedEvent extends PendingEvent {
+  readonly ref: InvolvedObject;
 }
 
 /** The ObjectReference for an object or a reference. */
