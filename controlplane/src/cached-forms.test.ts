@@ -10,7 +10,14 @@ import {
 } from '@kf/api';
 import { CacheIndex, type KubeObject } from '@kf/kube';
 import { bindingIdsOfWork, worksOfBinding } from './bindings.ts';
-import { assertNotCompact, cachedFormFor, compactDigestOf, compactWork } from './cached-forms.ts';
+import {
+  StringPool,
+  assertNotCompact,
+  cachedFormFor,
+  compactDigestOf,
+  compactWork,
+  sharedStrings,
+} from './cached-forms.ts';
 import { namespaceOfWork, namespaceWork } from './workload/namespace-sync/plan.ts';
 import {
   clusterOfWork,
@@ -269,8 +276,53 @@ describe('the cached form of every other kind', () => {
     expect(cached).toEqual({ ...object, metadata: without(object.metadata, 'managedFields') });
   });
 
-  it('an object without managed fields is kept as it is', () => {
+  it('an object without managed fields is kept whole', () => {
     const o = binding() as unknown as KubeObject;
-    expect(cachedFormFor(resourceBindingKind)(o)).toBe(o);
+    expect(cachedFormFor(resourceBindingKind)(o)).toEqual(o);
+  });
+
+  it("a cached Work keeps its manifests' digest through the sharing of strings", () => {
+    const w = served(wantedOn('m1'));
+    const cached = cachedFormFor(workKind)(w) as unknown as Work;
+    expect(compactDigestOf(cached.spec.workload)).toBe(compactDigestOf(compactWork(w).spec.workload));
+    expect(() => {
+      assertNotCompact(cached);
+    }).toThrow(/cannot be written/);
+  });
+});
+
+describe('StringPool and sharedStrings', () => {
+  it('gives back the first copy of a short string, and long strings as they are', () => {
+    const pool = new StringPool();
+    const first = ['Deploy', 'ment'].join('');
+    expect(pool.share(first)).toBe(first);
+    expect(pool.share(['Deplo', 'yment'].join(''))).toBe('Deployment');
+    expect(pool.size).toBe(1);
+    pool.share('x'.repeat(65));
+    expect(pool.size).toBe(1);
+  });
+
+  it('starts afresh beyond its bound', () => {
+    const pool = new StringPool(2);
+    pool.share('a');
+    pool.share('b');
+    pool.share('a');
+    expect(pool.size).toBe(2);
+    pool.share('c');
+    expect(pool.size).toBe(1);
+  });
+
+  it('copies a JSON value whole, sharing neither uids nor resourceVersions', () => {
+    const pool = new StringPool();
+    const value = {
+      apiVersion: 'apps/v1',
+      metadata: { name: 'web', uid: 'u-1', resourceVersion: '7', labels: { app: 'web' } },
+      spec: { clusters: [{ name: 'm1', replicas: 1 }], paused: false, selector: null },
+    };
+    const copy = sharedStrings(value, pool);
+    expect(copy).toEqual(value);
+    expect(copy).not.toBe(value);
+    // apps/v1, web (the name and the label's value) and m1; not u-1 nor 7
+    expect(pool.size).toBe(3);
   });
 });

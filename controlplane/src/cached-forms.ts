@@ -18,6 +18,12 @@
  * Annotations stay whole, `kubectl.kubernetes.io/last-applied-configuration` included: a
  * template's annotations travel to the member clusters, and an object written back from the cache
  * must not lose them.
+ *
+ * The objects are also rebuilt with their short strings shared: a watch event's JSON gives every
+ * value a string of its own, so 10,000 bindings, their templates and Works held tens of thousands
+ * of copies each of `Deployment`, `apps/v1`, the members' names, condition reasons and messages.
+ * Values are the same, only held once (see {@link StringPool}); uids and resourceVersions, unique
+ * to an object, are left out of the pool.
  */
 import { createHash } from 'node:crypto';
 import { sameJsonKey, workKind, type Manifest, type Work, type WorkloadTemplate } from '@kf/api';
@@ -31,8 +37,58 @@ type CompactWorkload = WorkloadTemplate & { readonly [MANIFESTS_DIGEST]: string 
 /** The transform of the shared cache of `resource`. */
 export function cachedFormFor(resource: ResourceDescriptor): (o: KubeObject) => KubeObject {
   if (resource.group === workKind.group && resource.plural === workKind.plural)
-    return (o) => compactWork(o as unknown as Work);
-  return withoutManagedFields;
+    return (o) => sharedStrings(compactWork(o as unknown as Work));
+  return (o) => sharedStrings(withoutManagedFields(o));
+}
+
+/** Strings up to this length are shared; longer ones are rarely repeated. */
+const SHARED_MAX_LENGTH = 64;
+/** Values of these fields are unique to an object: sharing them would only grow the pool. */
+const UNSHARED_FIELDS: ReadonlySet<string> = new Set(['uid', 'resourceVersion']);
+
+/**
+ * One copy of each short string the caches hold. Bounded: beyond `maxStrings` it starts afresh,
+ * which costs only sharing (the strings already held stay where they are).
+ */
+export class StringPool {
+  readonly #strings = new Map<string, string>();
+  readonly #maxStrings: number;
+
+  constructor(maxStrings = 200_000) {
+    this.#maxStrings = maxStrings;
+  }
+
+  /** The pool's copy of `s` (`s` itself the first time). */
+  share(s: string): string {
+    if (s.length > SHARED_MAX_LENGTH) return s;
+    const held = this.#strings.get(s);
+    if (held !== undefined) return held;
+    if (this.#strings.size >= this.#maxStrings) this.#strings.clear();
+    this.#strings.set(s, s);
+    return s;
+  }
+
+  get size(): number {
+    return this.#strings.size;
+  }
+}
+
+const processPool = new StringPool();
+
+/** A copy of the JSON value `v` whose strings are the pool's (all but {@link UNSHARED_FIELDS}). */
+export function sharedStrings<T>(v: T, pool: StringPool = processPool): T {
+  return shareValue(v, undefined, pool) as T;
+}
+
+function shareValue(v: unknown, field: string | undefined, pool: StringPool): unknown {
+  if (typeof v === 'string') return field !== undefined && UNSHARED_FIELDS.has(field) ? v : pool.share(v);
+  if (Array.isArray(v)) return v.map((x: unknown) => shareValue(x, field, pool));
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string | symbol, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = shareValue(x, k, pool);
+  // A compact Work's digest (a symbol-keyed property) stays as it is.
+  for (const k of Object.getOwnPropertySymbols(v)) out[k] = (v as Record<symbol, unknown>)[k];
+  return out;
 }
 
 /** `o` without `metadata.managedFields` (the same object when it has none). */
