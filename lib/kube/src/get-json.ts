@@ -2,6 +2,7 @@
  * Plain GETs of any API server path (health endpoints, `/version`, discovery documents) over a
  * KubeTransport, with a deadline on the whole call, body included.
  */
+import { callDeadline } from './call-deadline.ts';
 import { request } from 'undici';
 import { kubeErrorFromResponse, toKubeError } from './errors.ts';
 import { DEFAULT_API_TIMEOUT_MS } from './kubeconfig.ts';
@@ -29,7 +30,7 @@ export async function getText(
   opts: GetJsonOptions = {},
 ): Promise<TextResponse> {
   const timeoutMs = Math.max(1, Math.ceil(opts.timeoutMs ?? DEFAULT_API_TIMEOUT_MS));
-  const deadline = AbortSignal.timeout(timeoutMs);
+  const deadline = callDeadline(timeoutMs, opts.signal);
   try {
     const conn = await transport.connect();
     const res = await request(`${conn.baseUrl}${path}`, {
@@ -40,13 +41,15 @@ export async function getText(
         accept: opts.accept ?? 'application/json',
         'user-agent': 'karmada-failover',
       },
-      signal: opts.signal === undefined ? deadline : AbortSignal.any([deadline, opts.signal]),
+      signal: deadline.signal,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
     return { status: res.statusCode, body: await res.body.text(), headers: res.headers };
   } catch (err: unknown) {
     throw toKubeError(err);
+  } finally {
+    deadline.release();
   }
 }
 

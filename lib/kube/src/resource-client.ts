@@ -1,3 +1,4 @@
+import { callDeadline } from './call-deadline.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { request } from 'undici';
 import { KubeError, isNotFound, kubeErrorFromResponse, toKubeError } from './errors.ts';
@@ -216,9 +217,7 @@ export class ResourceClient<T extends KubeObject> {
       call.method === 'GET' || call.method === 'DELETE'
         ? call.query
         : { ...call.query, fieldValidation: 'Strict' };
-    const signals = [AbortSignal.timeout(wholeMs(this.timeoutMs))];
-    if (opts.timeoutMs !== undefined) signals.push(AbortSignal.timeout(wholeMs(opts.timeoutMs)));
-    if (opts.signal !== undefined) signals.push(opts.signal);
+    const deadline = callDeadline(Math.min(this.timeoutMs, opts.timeoutMs ?? Infinity), opts.signal);
     try {
       const conn = await this.transport.connect();
       const res = await request(`${conn.baseUrl}${call.path}${queryString(query)}`, {
@@ -231,7 +230,7 @@ export class ResourceClient<T extends KubeObject> {
           ...(call.body === undefined ? {} : { 'content-type': call.contentType ?? 'application/json' }),
         },
         ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-        signal: AbortSignal.any(signals),
+        signal: deadline.signal,
       });
       const text = await res.body.text();
       if (res.statusCode < 200 || res.statusCode > 299) {
@@ -240,6 +239,8 @@ export class ResourceClient<T extends KubeObject> {
       return (text === '' ? undefined : JSON.parse(text)) as R;
     } catch (err) {
       throw toKubeError(err);
+    } finally {
+      deadline.release();
     }
   }
 
@@ -284,11 +285,6 @@ export class ResourceClient<T extends KubeObject> {
       ...(kind === undefined ? {} : { kind }),
     };
   }
-}
-
-/** AbortSignal.timeout takes whole milliseconds only. */
-function wholeMs(ms: number): number {
-  return Math.max(1, Math.ceil(ms));
 }
 
 /** `?a=1&b=2` of the defined parameters, or '' when there are none. */

@@ -1,3 +1,4 @@
+import { callDeadline } from './call-deadline.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   systemClock,
@@ -452,16 +453,21 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   private async getJson<B>(q: URLSearchParams, signal: AbortSignal): Promise<B> {
     const conn = await this.connect();
     const timeoutMs = this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
-      dispatcher: conn.dispatcher,
-      headers: { ...conn.headers, accept: 'application/json' },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)))]),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw kubeErrorFromResponse(res.statusCode, text, res.headers);
-    return JSON.parse(text) as B;
+    const deadline = callDeadline(timeoutMs, signal);
+    try {
+      const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
+        dispatcher: conn.dispatcher,
+        headers: { ...conn.headers, accept: 'application/json' },
+        signal: deadline.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw kubeErrorFromResponse(res.statusCode, text, res.headers);
+      return JSON.parse(text) as B;
+    } finally {
+      deadline.release();
+    }
   }
 
   private relisted(items: readonly T[], rv: string): void {
