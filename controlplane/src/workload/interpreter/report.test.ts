@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, ResourceBinding } from '@kf/api';
 import { KubeError, type EventRecorder } from '@kf/kube';
-import type { BindingStore } from '../../bindings.ts';
+import type { Binding, BindingStore } from '../../bindings.ts';
+import type { ScriptOutcome } from './script-condition.ts';
 import { reportScriptOutcome } from './report.ts';
 
 const KEY = 'default/web-deployment';
@@ -48,15 +49,20 @@ function serverOf(stored: ResourceBinding): {
 
 const signal = new AbortController().signal;
 
+/** Reports GetReplicas' `outcome` on the binding as a controller holds it (at resourceVersion 5). */
+function report(server: ReturnType<typeof serverOf>, outcome: ScriptOutcome<unknown>): Promise<Binding> {
+  return reportScriptOutcome(
+    server.deps,
+    { key: KEY, b: binding('5') },
+    { step: 'GetReplicas', outcome },
+    { nowMs: NOW, signal },
+  );
+}
+
 describe('reportScriptOutcome', () => {
   it('writes the condition from the copy it was given when that copy is current', async () => {
     const server = serverOf(binding('5'));
-    const written = await reportScriptOutcome(
-      server.deps,
-      { key: KEY, b: binding('5') },
-      { step: 'GetReplicas', outcome: { kind: 'succeeded', value: 3 } },
-      { nowMs: NOW, signal },
-    );
+    const written = await report(server, { kind: 'succeeded', value: 3 });
     expect(server.patches).toEqual(['5']);
     expect(server.reads).toBe(0);
     expect(written.metadata.resourceVersion).toBe('6');
@@ -74,12 +80,7 @@ describe('reportScriptOutcome', () => {
         },
       ]),
     );
-    const written = await reportScriptOutcome(
-      server.deps,
-      { key: KEY, b: binding('5') },
-      { step: 'GetReplicas', outcome: { kind: 'failed', message: 'boom' } },
-      { nowMs: NOW, signal },
-    );
+    const written = await report(server, { kind: 'failed', message: 'boom' });
     expect(server.patches).toEqual(['5', '9']);
     expect(server.reads).toBe(1);
     expect(written.metadata.resourceVersion).toBe('10');
@@ -96,12 +97,7 @@ describe('reportScriptOutcome', () => {
       message: 'Replicas and replica requirements come from the InterpretReplica script.',
     };
     const server = serverOf(binding('9', [held]));
-    const first = await reportScriptOutcome(
-      server.deps,
-      { key: KEY, b: binding('5') },
-      { step: 'GetReplicas', outcome: { kind: 'succeeded', value: 3 } },
-      { nowMs: NOW, signal },
-    );
+    const first = await report(server, { kind: 'succeeded', value: 3 });
     expect(server.patches).toEqual(['5']);
     expect(server.reads).toBe(1);
     expect(first.metadata.resourceVersion).toBe('9');
