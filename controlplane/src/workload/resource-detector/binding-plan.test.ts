@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, finalizers, labels, type PropagationPolicy, type ResourceBinding } from '@kf/api';
 import type { ResourceTemplate } from '../template.ts';
-import { planBinding, templateClaimPatch } from './binding-plan.ts';
+import { detectorReadChanged, planBinding, templateClaimPatch } from './binding-plan.ts';
 import type { ScopedPolicy } from './policy-match.ts';
 
 const template: ResourceTemplate = {
@@ -212,6 +212,53 @@ describe.each([
     expect(planBinding(template, withAnnotation(value), existing, { newPermanentId: 'rb-2' })).toEqual({
       kind: 'UpToDate',
     });
+  });
+});
+
+describe('detectorReadChanged', () => {
+  const b = created();
+  // What the scheduler and the evictors write: the detector keeps it, so its plan is the same.
+  it.each<[string, ResourceBinding]>([
+    ['placement result', { ...b, spec: { ...b.spec, clusters: [{ name: 'm1', replicas: 3 }] } }],
+    [
+      'applied placement',
+      {
+        ...b,
+        metadata: {
+          ...b.metadata,
+          annotations: { ...b.metadata.annotations, [annotations.appliedPlacement]: '{}' },
+        },
+      },
+    ],
+    [
+      'eviction task',
+      {
+        ...b,
+        spec: {
+          ...b.spec,
+          gracefulEvictionTasks: [{ fromCluster: 'm1', reason: 'TaintUntolerated', producer: 'x' }],
+        },
+      },
+    ],
+    ['reschedule trigger', { ...b, spec: { ...b.spec, rescheduleTriggeredAt: '2026-05-01T10:00:00Z' } }],
+    ['status', { ...b, status: { schedulerObservedGeneration: 2 } }],
+    ['resourceVersion', { ...b, metadata: { ...b.metadata, resourceVersion: '99' } }],
+  ])('ignores a change of the %s, which leaves its plan as it was', (_, changed) => {
+    expect(detectorReadChanged(changed, b)).toBe(false);
+    expect(planBinding(template, scoped, changed, { newPermanentId: 'rb-2' }).kind).toBe('UpToDate');
+  });
+
+  it.each<[string, ResourceBinding]>([
+    ['replicas', { ...b, spec: { ...b.spec, replicas: 1 } }],
+    ['placement', { ...b, spec: { ...b.spec, placement: {} } }],
+    ['policy label', { ...b, metadata: { ...b.metadata, labels: {} } }],
+    ['policy annotation', { ...b, metadata: { ...b.metadata, annotations: {} } }],
+    ['owner', { ...b, metadata: { ...b.metadata, ownerReferences: [] } }],
+    ['finalizers', { ...b, metadata: { ...b.metadata, finalizers: [] } }],
+    ['deletion', { ...b, metadata: { ...b.metadata, deletionTimestamp: '2026-05-01T10:00:00Z' } }],
+    ['suspension', { ...b, spec: { ...b.spec, suspension: { scheduling: true } } }],
+  ])('wakes for a change of the %s', (_, changed) => {
+    expect(detectorReadChanged(changed, b)).toBe(true);
   });
 });
 

@@ -344,6 +344,23 @@ function mergeSuspension(
   return { ...fromPolicy, scheduling };
 }
 
+/**
+ * Whether a binding changed in what the detector plans from: its metadata (but the placement the
+ * scheduler records) and the spec fields it writes. The scheduler's placement and the evictors'
+ * tasks then do not wake it: it keeps those fields as they are.
+ */
+export function detectorReadChanged(b: ResourceBinding, old: ResourceBinding): boolean {
+  const read = (x: ResourceBinding): unknown => ({
+    labels: x.metadata.labels,
+    annotations: withoutKeys(x.metadata.annotations ?? {}, [annotations.appliedPlacement]),
+    ownerReferences: x.metadata.ownerReferences,
+    finalizers: x.metadata.finalizers,
+    deletionTimestamp: x.metadata.deletionTimestamp,
+    spec: Object.fromEntries([...DETECTED_FIELDS, 'suspension' as const].map((f) => [f, x.spec[f]])),
+  });
+  return !isSameJson(read(b), read(old));
+}
+
 function isUpToDate(a: ResourceBinding, b: ResourceBinding): boolean {
   const strip = (x: ResourceBinding): unknown => ({
     labels: x.metadata.labels,

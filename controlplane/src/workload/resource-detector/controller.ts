@@ -34,13 +34,7 @@ import {
   type Outcome,
   type Source,
 } from '@kf/runtime';
-import {
-  allBindings,
-  bindingClient,
-  changedOutsideStatus,
-  getBinding,
-  type BindingStore,
-} from '../../bindings.ts';
+import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import { isMeaningfulChange, type ResourceTemplate } from '../template.ts';
@@ -52,7 +46,7 @@ import {
 } from '../interpreter/feed.ts';
 import { ScriptFailedError, reportScriptOutcome } from '../interpreter/report.ts';
 import { SCRIPT_CONDITIONS } from '../interpreter/script-condition.ts';
-import { bindingRefFor, planBinding, templateClaimPatch } from './binding-plan.ts';
+import { bindingRefFor, detectorReadChanged, planBinding, templateClaimPatch } from './binding-plan.ts';
 import { interpretedWorkload } from './replicas.ts';
 import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
@@ -187,11 +181,10 @@ export function resourceDetectorController(detectorDeps: ResourceDetectorDeps): 
       templateSource(deps.templates, { isEcho: (t) => own.templates.isEcho(t) }),
       policySource(deps, deps.propagationPolicies),
       policySource(deps, deps.clusterPropagationPolicies),
-      // It writes a binding's spec and metadata and reads nothing of its status. The scheduler's
-      // placement wakes it too: a condition it could not write at the create (a conflict with
-      // that placement) is written then, not after a backoff.
+      // It writes a binding's spec and metadata, and reads nothing of its status or of the fields
+      // the scheduler and the evictors own.
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {
-        changed: changedOutsideStatus,
+        changed: detectorReadChanged,
         isEcho: (b) => own.bindings.isEcho(b),
       }),
       // A customization change may change the replicas of every template of its kinds.
