@@ -16,7 +16,7 @@ import {
   cachedFormFor,
   compactDigestOf,
   compactWork,
-  sharedStrings,
+  cachedCopy,
 } from './cached-forms.ts';
 import { namespaceOfWork, namespaceWork } from './workload/namespace-sync/plan.ts';
 import {
@@ -291,7 +291,7 @@ describe('the cached form of every other kind', () => {
   });
 });
 
-describe('StringPool and sharedStrings', () => {
+describe('StringPool and cachedCopy', () => {
   it('gives back the first copy of a short string, and long strings as they are', () => {
     const pool = new StringPool();
     const first = ['Deploy', 'ment'].join('');
@@ -319,10 +319,29 @@ describe('StringPool and sharedStrings', () => {
       metadata: { name: 'web', uid: 'u-1', resourceVersion: '7', labels: { app: 'web' } },
       spec: { clusters: [{ name: 'm1', replicas: 1 }], paused: false, selector: null },
     };
-    const copy = sharedStrings(value, pool);
+    const copy = cachedCopy(value, pool);
     expect(copy).toEqual(value);
     expect(copy).not.toBe(value);
     // apps/v1, web (the name and the label's value) and m1; not u-1 nor 7
     expect(pool.size).toBe(3);
+  });
+
+  it('leaves out the managed fields in the same copy, and nothing else of the metadata', () => {
+    const pool = new StringPool();
+    const managedFields = [{ manager: 'karmada-scheduler', operation: 'Update' }];
+    const value = {
+      kind: 'ResourceBinding',
+      metadata: { name: 'web', managedFields, annotations: { a: 'b' } },
+      // Only the object's own managed fields go: a nested field of that name is data.
+      spec: { managedFields: 'kept' },
+    };
+    const copy = cachedCopy(value, pool);
+    expect(copy).toEqual({
+      kind: 'ResourceBinding',
+      metadata: { name: 'web', annotations: { a: 'b' } },
+      spec: { managedFields: 'kept' },
+    });
+    expect(value.metadata.managedFields).toBe(managedFields);
+    expect(pool.share(['Resource', 'Binding'].join(''))).toBe(copy.kind);
   });
 });

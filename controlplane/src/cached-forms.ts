@@ -37,8 +37,25 @@ type CompactWorkload = WorkloadTemplate & { readonly [MANIFESTS_DIGEST]: string 
 /** The transform of the shared cache of `resource`. */
 export function cachedFormFor(resource: ResourceDescriptor): (o: KubeObject) => KubeObject {
   if (resource.group === workKind.group && resource.plural === workKind.plural)
-    return (o) => sharedStrings(compactWork(o as unknown as Work));
-  return (o) => sharedStrings(withoutManagedFields(o));
+    return (o) => cachedCopy(withCompactManifests(o as unknown as Work) as unknown as KubeObject);
+  return (o) => cachedCopy(o);
+}
+
+/**
+ * One copy of an object as a cache keeps it: its short strings the pool's, and
+ * `metadata.managedFields` left out in the same walk.
+ */
+export function cachedCopy<T extends KubeObject>(o: T, pool: StringPool = processPool): T {
+  const out: Record<string | symbol, unknown> = {};
+  for (const [k, x] of Object.entries(o)) {
+    out[k] =
+      k === 'metadata' && isPlainObject(x) ? shareEntries(x, pool, 'managedFields') : shareValue(x, k, pool);
+  }
+  return out as T;
+}
+
+function isPlainObject(v: unknown): v is object {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Strings up to this length are shared; longer ones are rarely repeated. */
@@ -75,17 +92,20 @@ export class StringPool {
 
 const processPool = new StringPool();
 
-/** A copy of the JSON value `v` whose strings are the pool's (all but {@link UNSHARED_FIELDS}). */
-export function sharedStrings<T>(v: T, pool: StringPool = processPool): T {
-  return shareValue(v, undefined, pool) as T;
-}
-
 function shareValue(v: unknown, field: string | undefined, pool: StringPool): unknown {
   if (typeof v === 'string') return field !== undefined && UNSHARED_FIELDS.has(field) ? v : pool.share(v);
   if (Array.isArray(v)) return v.map((x: unknown) => shareValue(x, field, pool));
   if (v === null || typeof v !== 'object') return v;
+  return shareEntries(v, pool, undefined);
+}
+
+function shareEntries(
+  v: object,
+  pool: StringPool,
+  leftOut: string | undefined,
+): Record<string | symbol, unknown> {
   const out: Record<string | symbol, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = shareValue(x, k, pool);
+  for (const [k, x] of Object.entries(v)) if (k !== leftOut) out[k] = shareValue(x, k, pool);
   // A compact Work's digest (a symbol-keyed property) stays as it is.
   for (const k of Object.getOwnPropertySymbols(v)) out[k] = (v as Record<symbol, unknown>)[k];
   return out;
@@ -108,14 +128,18 @@ export function manifestsDigest(manifests: readonly Manifest[] | undefined): str
 
 /** The Work as the shared cache keeps it: no managed fields, manifests reduced to identities. */
 export function compactWork(w: Work): Work {
-  const lean = withoutManagedFields(w as unknown as KubeObject) as unknown as Work;
+  return withoutManagedFields(withCompactManifests(w) as unknown as KubeObject) as unknown as Work;
+}
+
+/** The Work with its manifests reduced to identities (metadata as it is). */
+function withCompactManifests(w: Work): Work {
   const workload = w.spec.workload;
-  if (workload === undefined || isCompact(workload)) return lean;
+  if (workload === undefined || isCompact(workload)) return w;
   const compact: CompactWorkload = {
     manifests: (workload.manifests ?? []).map(identityOf),
     [MANIFESTS_DIGEST]: manifestsDigest(workload.manifests),
   };
-  return { ...lean, spec: { ...lean.spec, workload: compact } };
+  return { ...w, spec: { ...w.spec, workload: compact } };
 }
 
 /** The digest of a cached Work's manifests; undefined for a Work held whole. */
