@@ -34,6 +34,25 @@ describe('keysFrom', () => {
     expect(s.keys()).toEqual(['a', 'b']);
   });
 
+  it('names no key for the fill and the resync when told not to list, yet queues changes', () => {
+    const pods = source([{ name: 'p1', owner: 'a' }]);
+    const mapped: string[] = [];
+    const s = keysFrom(
+      pods,
+      (p) => {
+        mapped.push(p.name);
+        return [p.owner];
+      },
+      { listsKeys: false },
+    );
+    expect(s.keys()).toEqual([]);
+    expect(mapped).toEqual([]);
+    const queued: string[] = [];
+    s.onChange((k) => queued.push(k));
+    pods.emit('ADDED', { name: 'p2', owner: 'b' });
+    expect(queued).toEqual(['b']);
+  });
+
   it('queues the keys of the new and the old object once per event', () => {
     const pods = source([]);
     const queued: string[] = [];

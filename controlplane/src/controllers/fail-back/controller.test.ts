@@ -598,7 +598,8 @@ describe('fail-back controller', () => {
     const [rbs, crbs, clusters] = w.controller.sources;
     expect(rbs?.keys()).toEqual([KEY]);
     expect(crbs?.keys()).toEqual(['crb']);
-    expect(clusters?.keys()).toEqual([KEY, 'crb']);
+    // The bindings' sources name them for the fill and the resync; a cluster names none.
+    expect(clusters?.keys()).toEqual([]);
     const queued: string[] = [];
     clusters?.onChange((key) => queued.push(key));
     w.seeCluster(cluster('member9'), s(1));

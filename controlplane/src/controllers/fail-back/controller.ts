@@ -102,7 +102,11 @@ export function failBackController(deps: FailBackDeps): ControllerSpec {
       keysFrom(deps.bindings.resourceBindings, recorded),
       keysFrom(deps.bindings.clusterResourceBindings, recorded),
       // Of a Cluster it reads what makes it steady or not (the looks above see every change).
-      keysFrom(deps.clusters, () => recordedKeys(deps.bindings), { changed: steadinessInputsChanged }),
+      // The bindings' sources name every recorded binding for the fill and the resync.
+      keysFrom(deps.clusters, () => recordedKeys(deps.bindings), {
+        changed: steadinessInputsChanged,
+        listsKeys: false,
+      }),
     ],
     async reconcile(key, ctx) {
       const binding = getBinding(deps.bindings, key);

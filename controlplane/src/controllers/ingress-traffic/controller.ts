@@ -38,10 +38,14 @@ export function ingressTrafficController(deps: IngressTrafficDeps): ControllerSp
     sources: [
       keysFrom(deps.ingresses, (i) => [keyOf(i)]),
       // Of a Cluster it reads the remedy actions alone (a Cluster's status changes every sync).
+      // These two name ingresses the first one names already for the fill and the resync.
       keysFrom(deps.clusters, () => allIngresses(), {
         changed: (c, old) => !isSameJson(c.status?.remedyActions, old.status?.remedyActions),
+        listsKeys: false,
       }),
-      keysFrom(deps.resourceBindings, (b) => (isServiceBinding(b) ? ingressesIn(b.metadata.namespace) : [])),
+      keysFrom(deps.resourceBindings, (b) => (isServiceBinding(b) ? ingressesIn(b.metadata.namespace) : []), {
+        listsKeys: false,
+      }),
     ],
     async reconcile(key, { log, signal }) {
       const ingress = deps.ingresses.get(key);

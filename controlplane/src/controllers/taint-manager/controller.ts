@@ -99,9 +99,11 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
       keysFrom(deps.bindings.resourceBindings, placedBinding, { changed: changedOutsideStatus }),
       keysFrom(deps.bindings.clusterResourceBindings, placedBinding, { changed: changedOutsideStatus }),
       // Of a Cluster it reads the taints alone: a status change would otherwise queue every
-      // binding on the cluster.
+      // binding on the cluster. The bindings' sources name every placed binding for the fill
+      // and the resync.
       keysFrom(deps.clusters, (c) => bindingKeysOnCluster(deps.bindings, c.metadata.name ?? ''), {
         changed: (c, old) => !isSameJson(c.spec.taints, old.spec.taints),
+        listsKeys: false,
       }),
     ],
     async reconcile(key, ctx) {

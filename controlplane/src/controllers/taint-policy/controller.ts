@@ -48,7 +48,8 @@ export function taintPolicyController(deps: TaintPolicyDeps): ControllerSpec {
     name: 'taint-policy',
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
-      keysFrom(deps.policies, () => allClusters()),
+      // Every cluster, which the first source names already for the fill and the resync.
+      keysFrom(deps.policies, () => allClusters(), { listsKeys: false }),
     ],
     async reconcile(name, { log, now, signal }) {
       const cluster = deps.clusters.get(name);

@@ -29,9 +29,11 @@ export function namespaceSyncController(deps: NamespaceSyncDeps): ControllerSpec
     sources: [
       keysFrom(deps.namespaces, (ns) => [ns.metadata?.name ?? '']),
       // Of a Cluster it reads the name alone: its status (posted every few seconds by each
-      // member) would otherwise queue every namespace.
+      // member) would otherwise queue every namespace. Every namespace, which the first source
+      // names already for the fill and the resync.
       keysFrom(deps.clusters, () => deps.namespaces.keys(), {
         changed: (c, old) => c.metadata.deletionTimestamp !== old.metadata.deletionTimestamp,
+        listsKeys: false,
       }),
       keysFrom(deps.works, (w) => {
         const ns = namespaceOfWork(w);

@@ -48,7 +48,13 @@ import { ScriptFailedError, reportScriptOutcome } from '../interpreter/report.ts
 import { SCRIPT_CONDITIONS } from '../interpreter/script-condition.ts';
 import { bindingRefFor, detectorReadChanged, planBinding, templateClaimPatch } from './binding-plan.ts';
 import { interpretedWorkload } from './replicas.ts';
-import { choosePolicy, type PolicyIndex, type ScopedPolicy } from './policy-match.ts';
+import {
+  choosePolicy,
+  policyConcerns,
+  type PolicyIndex,
+  type PolicyScope,
+  type ScopedPolicy,
+} from './policy-match.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
 
 export interface ResourceDetectorDeps {
@@ -93,10 +99,19 @@ export function templateSource(
   });
 }
 
-/** A policy change queues every template of the kinds it selects (and starts watching them). */
-function policySource(deps: ResourceDetectorDeps, policies: WatchCache<PropagationPolicy>): Source {
-  const keysOf = (p: PropagationPolicy): readonly string[] => {
-    const keys: string[] = [];
+/**
+ * A policy change queues the templates it selects or has claimed. Every policy, listed or
+ * changed, starts the watch of the kinds it selects. For the fill and the resync it names no
+ * key: the templates' source names every template, and naming them through the policies (each
+ * a pass over every template) would make thirty million keys of 1,000 policies over 30,000
+ * templates.
+ */
+function policySource(
+  deps: ResourceDetectorDeps,
+  policies: WatchCache<PropagationPolicy>,
+  scope: PolicyScope,
+): Source {
+  const watchSelectedKinds = (p: PropagationPolicy): void => {
     for (const s of p.spec.resourceSelectors) {
       if (!isPropagatableType(s.apiVersion, s.kind)) continue;
       // A kind not served yet (its CRD not installed) is watched once discovery finds it; the
@@ -106,18 +121,24 @@ function policySource(deps: ResourceDetectorDeps, policies: WatchCache<Propagati
           { apiVersion: s.apiVersion, kind: s.kind },
           'policy selects a kind the API server does not serve yet',
         );
-        continue;
-      }
-      const ns = p.metadata.namespace;
-      for (const t of deps.templates.list()) {
-        if (t.apiVersion !== s.apiVersion || t.kind !== s.kind) continue;
-        if (ns !== undefined && ns !== '' && t.metadata.namespace !== ns) continue;
-        keys.push(...bindingKeyOfTemplate(t));
       }
     }
+  };
+  const keysOf = (p: PropagationPolicy): readonly string[] => {
+    watchSelectedKinds(p);
+    const sp: ScopedPolicy = { scope, policy: p };
+    const keys: string[] = [];
+    for (const t of deps.templates.list()) if (policyConcerns(sp, t)) keys.push(...bindingKeyOfTemplate(t));
     return keys;
   };
-  return keysFrom(policies, keysOf);
+  const changes = keysFrom(policies, keysOf, { listsKeys: false });
+  return {
+    ...changes,
+    keys: () => {
+      for (const p of policies.list()) watchSelectedKinds(p);
+      return [];
+    },
+  };
 }
 
 function policyIndex(deps: ResourceDetectorDeps): PolicyIndex {
@@ -179,8 +200,8 @@ export function resourceDetectorController(detectorDeps: ResourceDetectorDeps): 
     workers: WORKLOAD_WORKERS,
     sources: [
       templateSource(deps.templates, { isEcho: (t) => own.templates.isEcho(t) }),
-      policySource(deps, deps.propagationPolicies),
-      policySource(deps, deps.clusterPropagationPolicies),
+      policySource(deps, deps.propagationPolicies, 'Namespaced'),
+      policySource(deps, deps.clusterPropagationPolicies, 'Cluster'),
       // It writes a binding's spec and metadata, and reads nothing of its status or of the fields
       // the scheduler and the evictors own.
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {

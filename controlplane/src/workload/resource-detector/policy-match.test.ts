@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, labels, type PropagationPolicy, type ResourceSelector } from '@kf/api';
 import type { ResourceTemplate } from '../template.ts';
-import { choosePolicy, selectorPriority, type PolicyIndex } from './policy-match.ts';
+import {
+  choosePolicy,
+  policyConcerns,
+  selectorPriority,
+  type PolicyChoice,
+  type PolicyIndex,
+  type PolicyScope,
+} from './policy-match.ts';
 
 const web: ResourceTemplate = {
   apiVersion: 'apps/v1',
@@ -146,5 +153,93 @@ describe('choosePolicy', () => {
     ],
   ] as const)('%s', (_n, pps, kind) => {
     expect(choosePolicy(claimed, index(pps)).kind).toBe(kind);
+  });
+});
+
+describe('policyConcerns', () => {
+  /** `t` as the policy `name` (of `scope`, in `default` when namespaced) has claimed it. */
+  const claimedBy = (t: ResourceTemplate, scope: PolicyScope, name: string): ResourceTemplate => ({
+    ...t,
+    metadata: {
+      ...t.metadata,
+      labels: {
+        ...t.metadata.labels,
+        [scope === 'Namespaced'
+          ? labels.propagationPolicyPermanentId
+          : labels.clusterPropagationPolicyPermanentId]: `uid-${name}`,
+      },
+      annotations:
+        scope === 'Namespaced'
+          ? {
+              [annotations.propagationPolicyNamespace]: 'default',
+              [annotations.propagationPolicyName]: name,
+            }
+          : { [annotations.clusterPropagationPolicyName]: name },
+    },
+  });
+  const db: ResourceTemplate = { ...web, metadata: { ...web.metadata, name: 'db', labels: { app: 'db' } } };
+  const namespaced = (p: PropagationPolicy) => ({ scope: 'Namespaced' as const, policy: p });
+
+  it.each<[string, PropagationPolicy, ResourceTemplate, boolean]>([
+    ['a policy that selects the template', policy('a', [sel()], { namespace: 'default' }), web, true],
+    [
+      'a policy whose labels do not match',
+      policy('a', [sel({ labelSelector: { matchLabels: { app: 'db' } } })], { namespace: 'default' }),
+      web,
+      false,
+    ],
+    ['a policy of another namespace', policy('a', [sel()], { namespace: 'other' }), web, false],
+    [
+      'the claiming policy that no longer selects it',
+      policy('a', [sel({ name: 'api' })], { namespace: 'default' }),
+      claimedBy(web, 'Namespaced', 'a'),
+      true,
+    ],
+    [
+      'a policy of the same name in another namespace',
+      policy('a', [sel({ name: 'api' })], { namespace: 'other' }),
+      claimedBy(web, 'Namespaced', 'a'),
+      false,
+    ],
+  ])('%s', (_n, p, t, expected) => {
+    expect(policyConcerns(namespaced(p), t)).toBe(expected);
+  });
+
+  it('tells the claims of both scopes apart', () => {
+    const cpp = policy('a', [sel({ name: 'api' })]);
+    expect(policyConcerns({ scope: 'Cluster', policy: cpp }, claimedBy(web, 'Cluster', 'a'))).toBe(true);
+    expect(policyConcerns({ scope: 'Cluster', policy: cpp }, claimedBy(web, 'Namespaced', 'a'))).toBe(false);
+  });
+
+  // Every change of policy `a` (added, edited, deleted) over templates claimed by nobody, by `a`
+  // or by `b`: wherever the choice for a template changes, `a` before or after concerns it.
+  const versions: readonly (PropagationPolicy | undefined)[] = [
+    undefined,
+    policy('a', [sel()], { namespace: 'default' }),
+    policy('a', [sel({ labelSelector: { matchLabels: { app: 'web' } } })], { namespace: 'default' }),
+    policy('a', [sel({ labelSelector: { matchLabels: { app: 'db' } } })], { namespace: 'default' }),
+    policy('a', [sel({ name: 'web' })], { namespace: 'default' }),
+    policy('a', [sel()], { namespace: 'default', priority: 5 }),
+    policy('a', [sel()], { namespace: 'default', deleting: true }),
+    policy('a', [sel({ kind: 'StatefulSet' })], { namespace: 'default' }),
+  ];
+  const b = policy('b', [sel({ labelSelector: { matchLabels: { app: 'web' } } })], { namespace: 'default' });
+  const templates = [web, db].flatMap((t) => [
+    t,
+    claimedBy(t, 'Namespaced', 'a'),
+    claimedBy(t, 'Namespaced', 'b'),
+  ]);
+  const outcome = (c: PolicyChoice): string =>
+    c.kind === 'Apply' ? `Apply ${c.policy.metadata.name ?? ''}` : c.kind;
+  const pairs = versions.flatMap((before, i) => versions.map((after, j) => [i, j, before, after] as const));
+
+  it.each(pairs)('version %i to %i', (_i, _j, before, after) => {
+    const with_ = (a: PropagationPolicy | undefined) => index(a === undefined ? [b] : [a, b]);
+    for (const t of templates) {
+      const changed = outcome(choosePolicy(t, with_(before))) !== outcome(choosePolicy(t, with_(after)));
+      const concerned = [before, after].some((a) => a !== undefined && policyConcerns(namespaced(a), t));
+      if (changed)
+        expect(concerned, `${t.metadata.name ?? ''} ${JSON.stringify(t.metadata.annotations)}`).toBe(true);
+    }
   });
 });

@@ -110,6 +110,22 @@ export function claimOf(
   return undefined;
 }
 
+/**
+ * Whether a change of the policy `sp` (its selectors, priority, or deletion) may change which
+ * policy governs `t`: when it selects `t`, or when it is the policy that claimed `t`. Templates
+ * that neither match it nor are claimed by it stay with whatever governs them now.
+ */
+export function policyConcerns(sp: ScopedPolicy, t: ResourceTemplate): boolean {
+  const claim = claimOf(t);
+  if (claim?.scope === sp.scope && claim.key === policyKey(sp)) return true;
+  return policySelects(sp, t);
+}
+
+function policyKey(sp: ScopedPolicy): string {
+  const name = sp.policy.metadata.name ?? '';
+  return sp.scope === 'Namespaced' ? `${sp.policy.metadata.namespace ?? ''}/${name}` : name;
+}
+
 /** What the detector can look up: policies by key, and every policy of a namespace. */
 export interface PolicyIndex {
   readonly propagationPolicy: (key: string) => PropagationPolicy | undefined;
