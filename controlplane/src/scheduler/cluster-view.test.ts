@@ -1,6 +1,6 @@
 import type { Cluster } from '@kf/api';
 import { describe, expect, it } from 'vitest';
-import { apiKey, toClusterView } from './cluster-view.ts';
+import { apiKey, cachedClusterView, toClusterView } from './cluster-view.ts';
 
 const full: Cluster = {
   metadata: { name: 'm1', labels: { env: 'prod' }, deletionTimestamp: '2026-01-01T00:00:00Z' },
@@ -82,5 +82,29 @@ describe('toClusterView', () => {
       deleting: false,
       capacity: undefined,
     });
+  });
+});
+
+describe('cachedClusterView', () => {
+  const cluster = (cpu: string): Cluster => ({
+    apiVersion: 'cluster.karmada.io/v1alpha1',
+    kind: 'Cluster',
+    metadata: { name: 'm1', labels: { tier: 'a' } },
+    spec: { syncMode: 'Pull' },
+    status: {
+      apiEnablements: [{ groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] }],
+      resourceSummary: { allocatable: { cpu, pods: '110' } },
+    },
+  });
+
+  it('makes the view of one object once, and the view of a changed copy afresh', () => {
+    const first = cluster('4');
+    const view = cachedClusterView(first);
+    expect(view).toEqual(toClusterView(first));
+    expect(cachedClusterView(first)).toBe(view);
+    const changed = cluster('8');
+    expect(cachedClusterView(changed)).not.toBe(view);
+    expect(cachedClusterView(changed)).toEqual(toClusterView(changed));
+    expect(cachedClusterView(changed)).not.toEqual(view);
   });
 });

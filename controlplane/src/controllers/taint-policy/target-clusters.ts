@@ -5,11 +5,11 @@
  */
 import { matchesLabelSelector, type Cluster, type ClusterAffinity, type LabelSelector } from '@kf/api';
 import { matchesAffinity } from '../../scheduler/affinity.ts';
-import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { cachedClusterView } from '../../scheduler/cluster-view.ts';
 
 /** True when `cluster` matches `affinity`; an unset affinity matches every cluster. */
 export function isClusterTargeted(cluster: Cluster, affinity: ClusterAffinity | undefined): boolean {
-  return affinity === undefined || matchesAffinity(toClusterView(cluster), affinity);
+  return affinity === undefined || matchesAffinity(cachedClusterView(cluster), affinity);
 }
 
 /** Kubernetes label selector semantics (see the scheduler's `matchesLabelSelector`). */

@@ -29,7 +29,7 @@ import {
   type Source,
 } from '@kf/runtime';
 import { toBindingView } from '../../scheduler/binding-view.ts';
-import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { cachedClusterView } from '../../scheduler/cluster-view.ts';
 import { nextUnblockInMs } from '../../scheduler/plugins/eviction-history.ts';
 import { scheduleBinding, type SchedulerOptions } from '../../scheduler/schedule.ts';
 import { decideScheduling } from '../../scheduler/trigger.ts';
@@ -140,7 +140,7 @@ async function schedule(
   const { key, b, clusters } = input;
   const nowMs = ctx.now();
   const view = toBindingView(b);
-  const result = scheduleBinding(view, clusters.map(toClusterView), nowMs, {
+  const result = scheduleBinding(view, clusters.map(cachedClusterView), nowMs, {
     ...deps.options,
     onNoClusterFit: 'keep',
   });

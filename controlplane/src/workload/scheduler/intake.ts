@@ -7,7 +7,7 @@
 import { defaultSchedulerName, isSameJson, labels, type Cluster, type ResourceBinding } from '@kf/api';
 import { healthByCluster } from '../../controllers/graceful-eviction/cause.ts';
 import { matchesAffinity } from '../../scheduler/affinity.ts';
-import { toClusterView } from '../../scheduler/cluster-view.ts';
+import { cachedClusterView } from '../../scheduler/cluster-view.ts';
 
 /**
  * Rules 1–3 of the binding filter. The dependencies distributor's attached bindings carry no
@@ -71,5 +71,5 @@ export function isAffectedBy(b: ResourceBinding, c: Cluster): boolean {
     terms.length > 0
       ? (terms.find((t) => t.affinityName === observed) ?? terms[0])
       : placement.clusterAffinity;
-  return affinity === undefined || matchesAffinity(toClusterView(c), affinity);
+  return affinity === undefined || matchesAffinity(cachedClusterView(c), affinity);
 }
