@@ -3,7 +3,8 @@
 # through the control-plane process after a cluster failure, the same failover under Karmada's
 # own control plane and the project's (Pull members, then Push members), 10 Push members beside 10
 # Pull members with 2,000 bindings, 10,000 bindings over 100 members (placement, memory, restart,
-# a member lost and the API server's placement floor), the health monitor over 1,000 members for
+# a member lost and the API server's placement floor), the same 10,000 under Karmada's own
+# controller-manager and scheduler beside the project's (placement, CPU, RSS, a member lost), the health monitor over 1,000 members for
 # KF_HEALTH_MINUTES (default 30), 1,000 CloneSets through Karmada's Lua customization against 1,000
 # Deployments, the DNS probe's per-lookup CPU and
 # RSS (against a local federation) and the memory floor under it, and the agent's status sync
@@ -27,6 +28,8 @@ log "control plane: 10 Push members beside 10 Pull members, 2,000 bindings (appl
 node controlplane/bench/push.bench.ts
 log "control plane: scale, 10,000 bindings over 100 simulated members (set-up, memory, restart, a member lost, floor)"
 node controlplane/bench/scale.bench.ts
+log "control plane: 10,000 bindings over 100 simulated members under Karmada's controller-manager and scheduler beside the project's"
+node controlplane/bench/beside-karmada.bench.ts
 log "control plane: health monitor over 1,000 simulated members, 20 of them silenced (detection, false Unknowns, cost)"
 node controlplane/bench/health.bench.ts
 log "control plane: custom kinds, 1,000 CloneSets (Karmada's customization, Lua) against 1,000 Deployments"

@@ -40,19 +40,21 @@
  * process stays small whatever the size.
  */
 import { performance } from 'node:perf_hooks';
-import { resourceBindingKind, type PropagationPolicy, type ResourceBinding } from '@kf/api';
-import { ResourceClient, WatchCache } from '@kf/kube';
-import { createLogger } from '@kf/runtime';
+import type { ResourceBinding } from '@kf/api';
+import { ResourceClient } from '@kf/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
-import {
-  SimulatedMembers,
-  demoDeployment,
-  dividedByStaticWeights,
-  startFailoverFederation,
-  type FailoverFederation,
-} from '@kf/testing';
+import { SimulatedMembers, startFailoverFederation, type FailoverFederation } from '@kf/testing';
 import { bundleControlPlane } from '../src/build/bundle.ts';
 import { replayPlacementWrites } from './placement-floor.ts';
+import {
+  DEPLOYMENT_RESOURCE,
+  NAMESPACE,
+  ScaleWorkload,
+  appName,
+  countWorks,
+  memberName,
+  watchPlacements,
+} from './scale-workload.ts';
 import { curveSizes, runCostCurve } from './scale-curve.ts';
 import { workNameFor } from '../src/names.ts';
 import { DEFAULT_EVICTION_PACING } from '../src/controllers/fleet-guard/pacing.ts';
@@ -70,7 +72,6 @@ import {
   sleep,
   PHASE_TIMEOUT_MS,
   benchOutput,
-  forEachListed,
   mib,
   secs,
   since,
@@ -84,9 +85,7 @@ if (sizes !== undefined) {
   process.exit(0);
 }
 const { bindings: BINDINGS, members: MEMBERS } = runSize('KF_SCALE', { bindings: 10000, members: 100 });
-const NAMESPACE = 'default';
-const LABEL = 'bench';
-const PAIR_LABEL = 'scale-pair';
+const workload = new ScaleWorkload(MEMBERS);
 const PROBE = 'scale-probe';
 /** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
 const RENEW_INTERVAL_MS = 10_000;
@@ -114,39 +113,6 @@ const FLEET_CONTROLLERS = new Set([
   'work-status',
   'fence-release',
 ]);
-
-const memberName = (i: number): string => `member${String(i + 1).padStart(3, '0')}`;
-const appName = (i: number): string => `app-${String(i).padStart(6, '0')}`;
-/** The two members of pair p: member p+1 and the next one round the ring. */
-const pairOf = (p: number): [string, string] => [memberName(p), memberName((p + 1) % MEMBERS)];
-
-/** What binding `app-<i>-deployment` should be placed on; undefined for other bindings. */
-function wantedPlacement(bindingName: string): string | undefined {
-  const m = /^app-(\d+)-deployment$/.exec(bindingName);
-  if (m === null) return undefined;
-  return pairOf(Number(m[1]) % MEMBERS)
-    .map((c) => `${c}:1`)
-    .sort()
-    .join(',');
-}
-
-async function countScheduled(fed: FailoverFederation): Promise<number> {
-  let n = 0;
-  await forEachListed(fed.bindings, NAMESPACE, (b) => {
-    const wanted = wantedPlacement(b.metadata.name ?? '');
-    if (wanted !== undefined && placementOf(b) === wanted) n++;
-  });
-  return n;
-}
-
-/** Works of the bench's Deployments, over every execution namespace. */
-async function countWorks(fed: FailoverFederation): Promise<number> {
-  let n = 0;
-  await forEachListed(fed.works, undefined, (w) => {
-    if ((w.metadata.name ?? '').startsWith('app-')) n++;
-  });
-  return n;
-}
 
 /** The control plane's RSS and heap, sampled every second; the peak since the last reset. */
 class MemorySampler {
@@ -176,36 +142,6 @@ class MemorySampler {
   }
 }
 
-/** A Deployment of 2 replicas that pair `pair`'s PropagationPolicy selects. */
-function labelled(name: string, pair: number): V1Deployment {
-  const d = demoDeployment(name, 2, NAMESPACE);
-  d.metadata = {
-    ...d.metadata,
-    labels: { ...d.metadata?.labels, [LABEL]: 'scale', [PAIR_LABEL]: String(pair) },
-  };
-  return d;
-}
-
-function pairPolicy(p: number): PropagationPolicy {
-  const [a, b] = pairOf(p);
-  return {
-    apiVersion: 'policy.karmada.io/v1alpha1',
-    kind: 'PropagationPolicy',
-    metadata: { name: `scale-${p}`, namespace: NAMESPACE },
-    spec: {
-      resourceSelectors: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          labelSelector: { matchLabels: { [LABEL]: 'scale', [PAIR_LABEL]: String(p) } },
-        },
-      ],
-      placement: dividedByStaticWeights({ [a]: 1, [b]: 1 }),
-      failover: { cluster: { purgeMode: 'Gracefully' } },
-    },
-  };
-}
-
 interface Context {
   readonly fed: FailoverFederation;
   /** Deployments through one connection pool: a client per request would grow this process. */
@@ -223,18 +159,23 @@ async function setup(ctx: Context): Promise<number> {
   const pods = Math.max(10_000, Math.ceil((8 * BINDINGS) / MEMBERS));
   await inParallel(MEMBERS, (i) => members.register(memberName(i), pods));
   const registered = since(startedAt);
-  await inParallel(MEMBERS, (p) => fed.policies.create(pairPolicy(p)));
+  await inParallel(MEMBERS, (p) => fed.policies.create(workload.policy(p)));
   const before = await controlPlaneTotals(url);
   const countsBefore = await reconcilesByController(url);
   const createdAt = performance.now();
-  await inParallel(BINDINGS, (i) => deployments.create(labelled(appName(i), i % MEMBERS)));
+  await inParallel(BINDINGS, (i) => deployments.create(workload.app(i)));
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
   // Each count lists every binding (or Work) from the API server the control plane writes to: at
   // 10,000 a count a second would be a good part of its load, so the pause grows with the size.
   const from = { from: createdAt, pauseMs: Math.max(1_000, BINDINGS / 2) };
-  const scheduled = await untilPhase('bindings scheduled', () => countScheduled(fed), BINDINGS, from);
-  const works = await untilPhase('Works', () => countWorks(fed), 2 * BINDINGS, from);
+  const scheduled = await untilPhase(
+    'bindings scheduled',
+    () => workload.countScheduled(fed.bindings),
+    BINDINGS,
+    from,
+  );
+  const works = await untilPhase('Works', () => countWorks(fed.works), 2 * BINDINGS, from);
   const idle = await waitForIdle(url, createdAt);
   const after = await controlPlaneTotals(url);
   for (const line of await controllerBreakdown(url)) log(`  ${line}`);
@@ -301,11 +242,8 @@ async function probeDecision(ctx: Context): Promise<{ scheduled: number; works: 
   const { fed, deployments } = ctx;
   const pair = MEMBERS > 2 ? 1 : 0;
   const at = performance.now();
-  await deployments.create(labelled(PROBE, pair));
-  const wanted = pairOf(pair)
-    .map((c) => `${c}:1`)
-    .sort()
-    .join(',');
+  await deployments.create(workload.deployment(PROBE, pair));
+  const wanted = workload.pairPlacement(pair);
   const binding = async (): Promise<number> => {
     const b = await fed.bindings.find(`${NAMESPACE}/${PROBE}-deployment`);
     return b !== undefined && placementOf(b) === wanted ? 1 : 0;
@@ -313,7 +251,9 @@ async function probeDecision(ctx: Context): Promise<{ scheduled: number; works: 
   const scheduled = await untilPhase('probe binding scheduled', binding, 1, { from: at, pauseMs: 100 });
   const work = workNameFor('deployment', PROBE, NAMESPACE);
   const works = async (): Promise<number> => {
-    const found = await Promise.all(pairOf(pair).map((c) => fed.works.find(`karmada-es-${c}/${work}`)));
+    const found = await Promise.all(
+      workload.pairOf(pair).map((c) => fed.works.find(`karmada-es-${c}/${work}`)),
+    );
     return found.filter((w) => w !== undefined).length;
   };
   const worksSeconds = await untilPhase('probe Works', works, 2, { from: at, pauseMs: 100 });
@@ -397,47 +337,10 @@ async function restart(ctx: Context): Promise<void> {
   );
 }
 
-/**
- * The bench namespace's bindings as a watch shows them, each reduced to its name and clusters:
- * looking costs the API server nothing, whatever the size (a list of 15,000 bindings for each look
- * took seconds of its own and delayed what it measured).
- */
-async function watchPlacements(fed: FailoverFederation): Promise<{
-  readonly cache: WatchCache<ResourceBinding>;
-  readonly stop: () => void;
-}> {
-  const cache = new WatchCache<ResourceBinding>({
-    kubeConfig: fed.controlPlaneKubeConfig(),
-    resource: resourceBindingKind,
-    namespace: NAMESPACE,
-    log: createLogger({ component: 'bench', level: 'silent' }),
-    transform: (o) => {
-      const b = o as ResourceBinding;
-      return {
-        metadata: {
-          name: b.metadata.name,
-          namespace: b.metadata.namespace,
-          resourceVersion: b.metadata.resourceVersion,
-        },
-        spec: { resource: b.spec.resource, clusters: b.spec.clusters },
-      } as ResourceBinding;
-    },
-  });
-  const stop = new AbortController();
-  void cache.run(stop.signal);
-  await cache.synced();
-  return {
-    cache,
-    stop: () => {
-      stop.abort();
-    },
-  };
-}
-
 async function lost(ctx: Context): Promise<void> {
   const { fed, members, url } = ctx;
   const lostMember = memberName(0);
-  const placements = await watchPlacements(fed);
+  const placements = await watchPlacements(fed.controlPlaneKubeConfig());
   const isOn = (b: ResourceBinding | undefined): boolean =>
     (b?.spec.clusters ?? []).some((c) => c.name === lostMember);
   const on = placements.cache
@@ -517,13 +420,7 @@ const fed = await startFailoverFederation({
 });
 const ctx: Context = {
   fed,
-  deployments: new ResourceClient<V1Deployment>(fed.controlPlaneKubeConfig(), {
-    group: 'apps',
-    version: 'v1',
-    plural: 'deployments',
-    namespaced: true,
-    kind: 'Deployment',
-  }),
+  deployments: new ResourceClient<V1Deployment>(fed.controlPlaneKubeConfig(), DEPLOYMENT_RESOURCE),
   members: new SimulatedMembers(fed.controlPlaneKubeConfig(), {
     renewIntervalMs: RENEW_INTERVAL_MS,
     leaseDurationSeconds: LEASE_SECONDS,

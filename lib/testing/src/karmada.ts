@@ -140,6 +140,11 @@ export class KarmadaControlPlane {
     }
   }
 
+  /** The process id of a running component (benchmarks read its CPU and memory from /proc). */
+  pidOf(component: KarmadaComponent): number | undefined {
+    return this.#processes.get(component)?.pid;
+  }
+
   async stop(): Promise<void> {
     for (const p of [...this.#processes.values()].reverse()) await p.stop();
     await this.cluster.stop();

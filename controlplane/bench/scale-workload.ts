@@ -1,0 +1,146 @@
+/**
+ * The work the scale benchmarks give a control plane, whichever it is: `members` simulated Pull
+ * clusters member001.. in pairs round a ring; Deployment i, of 2 replicas, labelled with pair
+ * i mod `members`; one PropagationPolicy per pair dividing its Deployments 1:1 by static weights
+ * over member p+1 and the member after it. Every member then carries 2 × bindings / members copies.
+ * Also how the benchmarks count what a control plane made of it, without holding it whole.
+ */
+import { resourceBindingKind, type PropagationPolicy, type ResourceBinding, type Work } from '@kf/api';
+import { WatchCache, type ResourceClient, type ResourceDescriptor } from '@kf/kube';
+import { createLogger } from '@kf/runtime';
+import { demoDeployment, dividedByStaticWeights } from '@kf/testing';
+import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
+import { forEachListed, placementOf } from './support.ts';
+
+export const NAMESPACE = 'default';
+const LABEL = 'bench';
+const PAIR_LABEL = 'scale-pair';
+
+export const DEPLOYMENT_RESOURCE: ResourceDescriptor = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+  namespaced: true,
+  kind: 'Deployment',
+};
+
+export const memberName = (i: number): string => `member${String(i + 1).padStart(3, '0')}`;
+export const appName = (i: number): string => `app-${String(i).padStart(6, '0')}`;
+
+export class ScaleWorkload {
+  readonly members: number;
+
+  constructor(members: number) {
+    this.members = members;
+  }
+
+  /** The two members of pair p: member p+1 and the next one round the ring. */
+  pairOf(p: number): [string, string] {
+    return [memberName(p), memberName((p + 1) % this.members)];
+  }
+
+  /** The placement a pair's bindings should have, as `placementOf` writes it. */
+  pairPlacement(p: number): string {
+    return this.pairOf(p)
+      .map((c) => `${c}:1`)
+      .sort()
+      .join(',');
+  }
+
+  /** What binding `app-<i>-deployment` should be placed on; undefined for other bindings. */
+  wantedPlacement(bindingName: string): string | undefined {
+    const m = /^app-(\d+)-deployment$/.exec(bindingName);
+    return m === null ? undefined : this.pairPlacement(Number(m[1]) % this.members);
+  }
+
+  /** A Deployment of 2 replicas that pair `pair`'s PropagationPolicy selects. */
+  deployment(name: string, pair: number): V1Deployment {
+    const d = demoDeployment(name, 2, NAMESPACE);
+    d.metadata = {
+      ...d.metadata,
+      labels: { ...d.metadata?.labels, [LABEL]: 'scale', [PAIR_LABEL]: String(pair) },
+    };
+    return d;
+  }
+
+  /** Deployment i, of pair i mod members. */
+  app(i: number): V1Deployment {
+    return this.deployment(appName(i), i % this.members);
+  }
+
+  policy(p: number): PropagationPolicy {
+    const [a, b] = this.pairOf(p);
+    return {
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: `scale-${p}`, namespace: NAMESPACE },
+      spec: {
+        resourceSelectors: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            labelSelector: { matchLabels: { [LABEL]: 'scale', [PAIR_LABEL]: String(p) } },
+          },
+        ],
+        placement: dividedByStaticWeights({ [a]: 1, [b]: 1 }),
+        failover: { cluster: { purgeMode: 'Gracefully' } },
+      },
+    };
+  }
+
+  /** Bindings of the workload placed as their policies say. */
+  async countScheduled(bindings: ResourceClient<ResourceBinding>): Promise<number> {
+    let n = 0;
+    await forEachListed(bindings, NAMESPACE, (b) => {
+      const wanted = this.wantedPlacement(b.metadata.name ?? '');
+      if (wanted !== undefined && placementOf(b) === wanted) n++;
+    });
+    return n;
+  }
+}
+
+/** Works of the workload's Deployments, over every execution namespace. */
+export async function countWorks(works: ResourceClient<Work>): Promise<number> {
+  let n = 0;
+  await forEachListed(works, undefined, (w) => {
+    if ((w.metadata.name ?? '').startsWith('app-')) n++;
+  });
+  return n;
+}
+
+/**
+ * The workload namespace's bindings as a watch shows them, each reduced to its name and clusters:
+ * looking costs the API server nothing, whatever the size (a list of 15,000 bindings for each look
+ * took seconds of its own and delayed what it measured).
+ */
+export async function watchPlacements(kubeConfig: KubeConfig): Promise<{
+  readonly cache: WatchCache<ResourceBinding>;
+  readonly stop: () => void;
+}> {
+  const cache = new WatchCache<ResourceBinding>({
+    kubeConfig,
+    resource: resourceBindingKind,
+    namespace: NAMESPACE,
+    log: createLogger({ component: 'bench', level: 'silent' }),
+    transform: (o) => {
+      const b = o as ResourceBinding;
+      return {
+        metadata: {
+          name: b.metadata.name,
+          namespace: b.metadata.namespace,
+          resourceVersion: b.metadata.resourceVersion,
+        },
+        spec: { resource: b.spec.resource, clusters: b.spec.clusters },
+      } as ResourceBinding;
+    },
+  });
+  const stop = new AbortController();
+  void cache.run(stop.signal);
+  await cache.synced();
+  return {
+    cache,
+    stop: () => {
+      stop.abort();
+    },
+  };
+}
