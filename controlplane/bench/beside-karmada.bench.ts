@@ -37,18 +37,17 @@ import {
 } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
-import {
-  DEFAULT_TAINT_POLICY_FILE,
-  KarmadaControlPlane,
-  SimulatedMembers,
-  startFailoverFederation,
-} from '@kf/testing';
+import { DEFAULT_TAINT_POLICY_FILE, KarmadaControlPlane, type SimulatedMembers } from '@kf/testing';
 import { bundleControlPlane } from '../src/build/bundle.ts';
 import {
   DEPLOYMENT_RESOURCE,
   ScaleWorkload,
   countWorks,
+  MONITOR_GRACE_SECONDS,
   memberName,
+  reportUnreachable,
+  simulatedMembers,
+  startProjectControlPlane,
   watchPlacements,
 } from './scale-workload.ts';
 import { benchOutput, inParallel, mib, secs, since, sleep } from './support.ts';
@@ -69,9 +68,6 @@ if (!Number.isInteger(BINDINGS) || BINDINGS < 1 || !Number.isInteger(MEMBERS) ||
 }
 if (!['', 'project', 'karmada'].includes(args.only)) throw new Error('--only is project or karmada');
 
-const RENEW_INTERVAL_MS = 10_000;
-const LEASE_SECONDS = 40;
-const MONITOR_GRACE_SECONDS = 40;
 const EVICTION_RATE = 50;
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these. */
 const TICKS_PER_SECOND = 100;
@@ -92,14 +88,7 @@ interface Side {
 
 async function startProject(): Promise<Side> {
   const bundle = await bundleControlPlane();
-  const fed = await startFailoverFederation({
-    controlPlaneEntry: bundle.outfile,
-    members: 0,
-    agents: false,
-    timing: { taintHoldSeconds: 0, monitorGraceSeconds: MONITOR_GRACE_SECONDS },
-    logLevel: 'warn',
-    proxies: false,
-  });
+  const fed = await startProjectControlPlane(bundle.outfile);
   return {
     name: 'project',
     kubeConfig: fed.controlPlaneKubeConfig(),
@@ -236,12 +225,7 @@ async function lost(side: Side, members: SimulatedMembers): Promise<number> {
       .filter(isOn)
       .map((b) => `${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`);
     const failedAt = performance.now();
-    await members.setCondition(lostMember, {
-      type: 'Ready',
-      status: 'False',
-      reason: 'ClusterNotReachable',
-      message: 'cluster is not reachable',
-    });
+    await reportUnreachable(members, lostMember);
     const moved = (): Promise<number> =>
       Promise.resolve(on.filter((key) => !isOn(placements.cache.get(key))).length);
     const all = await untilPhase(`${side.name} bindings off ${lostMember}`, moved, on.length, {
@@ -261,11 +245,7 @@ async function lost(side: Side, members: SimulatedMembers): Promise<number> {
 async function run(start: () => Promise<Side>): Promise<SideResult> {
   const startedAt = performance.now();
   const side = await start();
-  const members = new SimulatedMembers(side.kubeConfig, {
-    renewIntervalMs: RENEW_INTERVAL_MS,
-    leaseDurationSeconds: LEASE_SECONDS,
-    stagger: true,
-  });
+  const members = simulatedMembers(side.kubeConfig);
   try {
     log(`${side.name}: control plane up in ${secs(since(startedAt))} s`);
     const pods = Math.max(10_000, Math.ceil((8 * BINDINGS) / MEMBERS));

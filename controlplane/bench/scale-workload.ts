@@ -8,11 +8,21 @@
 import { resourceBindingKind, type PropagationPolicy, type ResourceBinding, type Work } from '@kf/api';
 import { WatchCache, type ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
-import { demoDeployment, dividedByStaticWeights } from '@kf/testing';
+import {
+  SimulatedMembers,
+  demoDeployment,
+  dividedByStaticWeights,
+  startFailoverFederation,
+  type FailoverFederation,
+} from '@kf/testing';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import { forEachListed, placementOf } from './support.ts';
 
 export const NAMESPACE = 'default';
+/** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
+const RENEW_INTERVAL_MS = 10_000;
+const LEASE_SECONDS = 40;
+export const MONITOR_GRACE_SECONDS = 40;
 const LABEL = 'bench';
 const PAIR_LABEL = 'scale-pair';
 
@@ -143,4 +153,38 @@ export async function watchPlacements(kubeConfig: KubeConfig): Promise<{
       stop.abort();
     },
   };
+}
+
+/** The members of the work, renewing their Leases as upstream's agents do. */
+export function simulatedMembers(kubeConfig: KubeConfig): SimulatedMembers {
+  return new SimulatedMembers(kubeConfig, {
+    renewIntervalMs: RENEW_INTERVAL_MS,
+    leaseDurationSeconds: LEASE_SECONDS,
+  });
+}
+
+/**
+ * The project's control plane from the bundle `entry`, with no members of its own (the benchmark
+ * simulates them) and no taint hold, at the work's monitor grace.
+ */
+export function startProjectControlPlane(entry: string): Promise<FailoverFederation> {
+  return startFailoverFederation({
+    controlPlaneEntry: entry,
+    members: 0,
+    agents: false,
+    timing: { taintHoldSeconds: 0, monitorGraceSeconds: MONITOR_GRACE_SECONDS },
+    logLevel: 'warn',
+    // The benchmark plays the agents: it should not also carry the control plane's traffic.
+    proxies: false,
+  });
+}
+
+/** The member reports Ready=False, as an agent that cannot reach its API server does. */
+export async function reportUnreachable(members: SimulatedMembers, name: string): Promise<void> {
+  await members.setCondition(name, {
+    type: 'Ready',
+    status: 'False',
+    reason: 'ClusterNotReachable',
+    message: 'cluster is not reachable',
+  });
 }

@@ -43,7 +43,7 @@ import { performance } from 'node:perf_hooks';
 import type { ResourceBinding } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { SimulatedMembers, startFailoverFederation, type FailoverFederation } from '@kf/testing';
+import type { FailoverFederation, SimulatedMembers } from '@kf/testing';
 import { bundleControlPlane } from '../src/build/bundle.ts';
 import { replayPlacementWrites } from './placement-floor.ts';
 import {
@@ -53,6 +53,9 @@ import {
   appName,
   countWorks,
   memberName,
+  reportUnreachable,
+  simulatedMembers,
+  startProjectControlPlane,
   watchPlacements,
 } from './scale-workload.ts';
 import { curveSizes, runCostCurve } from './scale-curve.ts';
@@ -87,10 +90,6 @@ if (sizes !== undefined) {
 const { bindings: BINDINGS, members: MEMBERS } = runSize('KF_SCALE', { bindings: 10000, members: 100 });
 const workload = new ScaleWorkload(MEMBERS);
 const PROBE = 'scale-probe';
-/** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
-const RENEW_INTERVAL_MS = 10_000;
-const LEASE_SECONDS = 40;
-const MONITOR_GRACE_SECONDS = 40;
 /** The floor's size and how many bindings it places at once. */
 const FLOOR_BINDINGS = 2_000;
 const FLOOR_CONCURRENCY = 32;
@@ -349,12 +348,7 @@ async function lost(ctx: Context): Promise<void> {
     .map((b) => `${NAMESPACE}/${b.metadata.name ?? ''}`);
   const before = await controlPlaneTotals(url);
   const failedAt = performance.now();
-  await members.setCondition(lostMember, {
-    type: 'Ready',
-    status: 'False',
-    reason: 'ClusterNotReachable',
-    message: 'cluster is not reachable',
-  });
+  await reportUnreachable(members, lostMember);
   let first: number | undefined;
   const moved = (): Promise<number> => {
     const n = on.filter((key) => !isOn(placements.cache.get(key))).length;
@@ -409,22 +403,11 @@ async function floor(ctx: Context, placementRate: number): Promise<void> {
 }
 
 const benchStartedAt = performance.now();
-const fed = await startFailoverFederation({
-  controlPlaneEntry: bundle.outfile,
-  members: 0,
-  agents: false,
-  timing: { taintHoldSeconds: 0, monitorGraceSeconds: MONITOR_GRACE_SECONDS },
-  logLevel: 'warn',
-  // This process plays the agents: it should not also carry the control plane's traffic.
-  proxies: false,
-});
+const fed = await startProjectControlPlane(bundle.outfile);
 const ctx: Context = {
   fed,
   deployments: new ResourceClient<V1Deployment>(fed.controlPlaneKubeConfig(), DEPLOYMENT_RESOURCE),
-  members: new SimulatedMembers(fed.controlPlaneKubeConfig(), {
-    renewIntervalMs: RENEW_INTERVAL_MS,
-    leaseDurationSeconds: LEASE_SECONDS,
-  }),
+  members: simulatedMembers(fed.controlPlaneKubeConfig()),
   memory: new MemorySampler(fed.controlPlaneUrl),
   url: fed.controlPlaneUrl,
 };
