@@ -42,16 +42,21 @@ export function cachedFormFor(resource: ResourceDescriptor): (o: KubeObject) => 
 }
 
 /**
+ * Fields a cached copy leaves out: `true` leaves the field out, a nested rule fields within it
+ * (so a field of that name deeper in the object, in a manifest say, stays).
+ */
+interface LeftOut {
+  readonly [field: string]: true | LeftOut;
+}
+
+const LEFT_OUT_OF_CACHES: LeftOut = { metadata: { managedFields: true } };
+
+/**
  * One copy of an object as a cache keeps it: its short strings the pool's, and
  * `metadata.managedFields` left out in the same walk.
  */
 export function cachedCopy<T extends KubeObject>(o: T, pool: StringPool = processPool): T {
-  const out: Record<string | symbol, unknown> = {};
-  for (const [k, x] of Object.entries(o)) {
-    out[k] =
-      k === 'metadata' && isPlainObject(x) ? shareEntries(x, pool, 'managedFields') : shareValue(x, k, pool);
-  }
-  return out as T;
+  return shareEntries(o, pool, LEFT_OUT_OF_CACHES) as T;
 }
 
 function isPlainObject(v: unknown): v is object {
@@ -96,27 +101,19 @@ function shareValue(v: unknown, field: string | undefined, pool: StringPool): un
   if (typeof v === 'string') return field !== undefined && UNSHARED_FIELDS.has(field) ? v : pool.share(v);
   if (Array.isArray(v)) return v.map((x: unknown) => shareValue(x, field, pool));
   if (v === null || typeof v !== 'object') return v;
-  return shareEntries(v, pool, undefined);
+  return shareEntries(v, pool);
 }
 
-function shareEntries(
-  v: object,
-  pool: StringPool,
-  leftOut: string | undefined,
-): Record<string | symbol, unknown> {
+function shareEntries(v: object, pool: StringPool, leftOut?: LeftOut): Record<string | symbol, unknown> {
   const out: Record<string | symbol, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (k !== leftOut) out[k] = shareValue(x, k, pool);
+  for (const [k, x] of Object.entries(v)) {
+    const rule = leftOut !== undefined && Object.hasOwn(leftOut, k) ? leftOut[k] : undefined;
+    if (rule === true) continue;
+    out[k] = rule !== undefined && isPlainObject(x) ? shareEntries(x, pool, rule) : shareValue(x, k, pool);
+  }
   // A compact Work's digest (a symbol-keyed property) stays as it is.
   for (const k of Object.getOwnPropertySymbols(v)) out[k] = (v as Record<symbol, unknown>)[k];
   return out;
-}
-
-/** `o` without `metadata.managedFields` (the same object when it has none). */
-export function withoutManagedFields<T extends KubeObject>(o: T): T {
-  const meta = o.metadata as Readonly<Record<string, unknown>> | undefined;
-  if (meta?.['managedFields'] === undefined) return o;
-  const metadata = Object.fromEntries(Object.entries(meta).filter(([k]) => k !== 'managedFields'));
-  return { ...o, metadata };
 }
 
 /** The digest of a list of manifests: equal for two lists exactly when isSameJson holds. */
@@ -124,11 +121,6 @@ export function manifestsDigest(manifests: readonly Manifest[] | undefined): str
   return createHash('sha256')
     .update(sameJsonKey(manifests ?? []))
     .digest('base64');
-}
-
-/** The Work as the shared cache keeps it: no managed fields, manifests reduced to identities. */
-export function compactWork(w: Work): Work {
-  return withoutManagedFields(withCompactManifests(w) as unknown as KubeObject) as unknown as Work;
 }
 
 /** The Work with its manifests reduced to identities (metadata as it is). */
