@@ -193,6 +193,8 @@ export function createWorkloadDeps(
     propagateDeps: opts.propagateDeps,
     interpreter,
   };
+  templates.followSelectors(deps.propagationPolicies);
+  templates.followSelectors(deps.clusterPropagationPolicies);
   const run = (name: string, c: { run(signal: AbortSignal): Promise<void> }): Runnable => ({
     name,
     needLeaderElection: false,

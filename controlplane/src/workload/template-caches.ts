@@ -1,12 +1,13 @@
 /**
- * One list+watch cache per template type, started on demand: the detector always watches
- * Deployments and adds a cache whenever a policy selects another kind. A kind the catalog cannot
+ * One list+watch cache per template type, started on demand: Deployments always, and every kind a
+ * PropagationPolicy or ClusterPropagationPolicy selects (see {@link TemplateCaches.followSelectors}). A kind the catalog cannot
  * resolve yet (a CRD not installed) stays pending and gets its cache as soon as the catalog
  * learns it; the new cache's first list then reports every existing template as ADDED, which
  * queues them like any other template event. Handlers subscribed here see the events of every
  * cache, present and future, so it serves as one ObjectSource for the controllers.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { PropagationPolicy } from '@kf/api';
 import {
   ResourceClient,
   WatchCache,
@@ -16,7 +17,7 @@ import {
 } from '@kf/kube';
 import { whenAborted, type Logger, type ObjectEventHandler, type ObjectSource } from '@kf/runtime';
 import { cachedFormFor } from '../cached-forms.ts';
-import type { KindCatalog } from './kinds.ts';
+import { isPropagatableType, type KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
 
 interface TypeEntry {
@@ -85,6 +86,32 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
     if (this.signal !== undefined) cache.start(this.signal);
     this.opts.log.info({ apiVersion, kind }, 'watching resource templates');
     return true;
+  }
+
+  /**
+   * Watches every kind the policies select: those of the policies listed now, and from then on of
+   * each policy added or changed (a kind a policy no longer selects stays watched: another may).
+   */
+  followSelectors(policies: ObjectSource<PropagationPolicy>): void {
+    for (const p of policies.list()) this.watchSelected(p);
+    this.unsubscribes.push(
+      policies.onEvent((type, p) => {
+        if (type !== 'DELETED') this.watchSelected(p);
+      }),
+    );
+  }
+
+  private watchSelected(p: PropagationPolicy): void {
+    for (const s of p.spec.resourceSelectors) {
+      if (!isPropagatableType(s.apiVersion, s.kind)) continue;
+      // Not served yet (its CRD not installed): watched once discovery finds it.
+      if (!this.ensure(s.apiVersion, s.kind)) {
+        this.opts.log.warn(
+          { apiVersion: s.apiVersion, kind: s.kind },
+          'policy selects a kind the API server does not serve yet',
+        );
+      }
+    }
   }
 
   /** Types asked for that are not served (yet), as `[apiVersion, kind]`. */

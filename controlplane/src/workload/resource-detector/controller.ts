@@ -100,45 +100,23 @@ export function templateSource(
 }
 
 /**
- * A policy change queues the templates it selects or has claimed. Every policy, listed or
- * changed, starts the watch of the kinds it selects. For the fill and the resync it names no
- * key: the templates' source names every template, and naming them through the policies (each
- * a pass over every template) would make thirty million keys of 1,000 policies over 30,000
- * templates.
+ * A policy change queues the templates it selects or has claimed. For the fill and the resync it
+ * names no key: the templates' source names every template, and naming them through the policies
+ * (each a pass over every template) would make thirty million keys of 1,000 policies over 30,000
+ * templates. (The kinds a policy selects are watched by the template caches themselves.)
  */
 function policySource(
   deps: ResourceDetectorDeps,
   policies: WatchCache<PropagationPolicy>,
   scope: PolicyScope,
 ): Source {
-  const watchSelectedKinds = (p: PropagationPolicy): void => {
-    for (const s of p.spec.resourceSelectors) {
-      if (!isPropagatableType(s.apiVersion, s.kind)) continue;
-      // A kind not served yet (its CRD not installed) is watched once discovery finds it; the
-      // new cache's first list then queues its templates.
-      if (!deps.templates.ensure(s.apiVersion, s.kind)) {
-        deps.log.warn(
-          { apiVersion: s.apiVersion, kind: s.kind },
-          'policy selects a kind the API server does not serve yet',
-        );
-      }
-    }
-  };
   const keysOf = (p: PropagationPolicy): readonly string[] => {
-    watchSelectedKinds(p);
     const sp: ScopedPolicy = { scope, policy: p };
     const keys: string[] = [];
     for (const t of deps.templates.list()) if (policyConcerns(sp, t)) keys.push(...bindingKeyOfTemplate(t));
     return keys;
   };
-  const changes = keysFrom(policies, keysOf, { listsKeys: false });
-  return {
-    ...changes,
-    keys: () => {
-      for (const p of policies.list()) watchSelectedKinds(p);
-      return [];
-    },
-  };
+  return keysFrom(policies, keysOf, { listsKeys: false });
 }
 
 function policyIndex(deps: ResourceDetectorDeps): PolicyIndex {
