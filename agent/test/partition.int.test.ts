@@ -13,7 +13,7 @@ import { startAgent, type AgentProcess } from './agent-process.ts';
 /**
  * How long the control plane's API server stays away here: longer than the agent's backoff caps.
  * The two-minute outage of the whole control plane (process included, an agent restarted
- * meanwhile) is in test/e2e/partitions.int.test.ts.
+ * meanwhile) is in test/e2e/partitions-control-plane.int.test.ts.
  */
 const OUTAGE_MS = 20_000;
 const ES = executionNamespaceFor('member1');

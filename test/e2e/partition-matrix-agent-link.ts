@@ -1,8 +1,8 @@
 /**
  * The partition matrix on the agent link (run by partitions.int.test.ts, side by side with the
- * control-plane cells): each member's agent reaches the control plane through
- * its own proxy, which a cell cuts (RST) or blackholes (silence) for 1, 5, 15, 30 or 60 s, all
- * cells side by side (a member each), with the shipped ClusterTaintPolicy's hold time (15 s) and
+ * clock and latency cells): each member's agent reaches the control plane through its own proxy,
+ * which a cell cuts (RST) or blackholes (silence) for 1, 5, 15, 30 or 60 s, all cells side by side
+ * (a member each), with the shipped ClusterTaintPolicy's hold time (15 s) and
  * the test timings (grace 5 s, status every 1 s). A fault shorter than grace + hold must move
  * nothing; a longer one must fail over and come back cleanly; in every cell, no NoExecute taint
  * lands after the Lease is renewed again, and Ready is True again well before anything could be
@@ -42,8 +42,8 @@ const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
 let fed: FailoverFederation;
 const reports = new Map<string, Promise<CellReport>>();
 
-/** Starts the federation and plays every cell side by side; resolves when all have settled. */
-export async function runAgentLinkCells(): Promise<void> {
+/** Starts the federation of the cells (a member each). */
+export async function startAgentLinkFederation(): Promise<void> {
   fed = await startFailoverFederation({
     members: cells.length,
     nodes: 1,
@@ -51,6 +51,10 @@ export async function runAgentLinkCells(): Promise<void> {
     // Cells fail side by side: up to six members are Unknown at once, which is not a fleet outage.
     controlPlaneFlags: ['--fleet-guard-pause-threshold=0.95', '--fleet-guard-resume-threshold=0.9'],
   });
+}
+
+/** Plays every cell side by side; resolves when all have settled. */
+export async function runAgentLinkCells(): Promise<void> {
   for (const cell of cells) reports.set(cell.member, runCell(cell));
   // Let every cell finish before the tests read them (a failure is reported by its own test).
   await Promise.allSettled(reports.values());

@@ -1,6 +1,6 @@
 /**
  * Heartbeats that arrive late or carry a wrong time (run by partitions.int.test.ts, side by side
- * with the other cells), with the shipped ClusterTaintPolicy's hold time (15 s) and the test
+ * with the agent-link cells), with the shipped ClusterTaintPolicy's hold time (15 s) and the test
  * timings (grace 5 s, monitor every 1 s), the agents' Lease lasting the grace period and renewed
  * every second (as at the defaults, 40 s both), a member per cell on one federation of their own:
  * - an agent whose clock is 60 s behind, 60 s ahead or 10 min ahead of the control plane's
@@ -34,6 +34,7 @@ import {
   taintsHeld,
   waitUntil,
   type FailoverFederation,
+  type FailoverTiming,
   type ReadyTransition,
   type TaintAdded,
 } from '@kf/testing';
@@ -61,15 +62,15 @@ const UNKNOWN_WAIT_MS = 90_000;
  * The agent is killed right after a renewal (killAfterRenewal), so the whole of grace runs after
  * the kill, and the monitor period is all that is left for the control plane's tick.
  */
-const unknownTargetMs = (fed: FailoverFederation): number =>
-  (fed.timing.monitorGraceSeconds + fed.timing.monitorPeriodSeconds) * 1000;
+const unknownTargetMs = (timing: FailoverTiming): number =>
+  (timing.monitorGraceSeconds + timing.monitorPeriodSeconds) * 1000;
 /**
  * What the tests assert: the target + 2 s for the control plane to see the renewal through its
  * watch and write Ready, and the harness to see that, on a busy 2-core machine. With these cells
  * alone every offset, and a right clock, took 4.8–5.0 s; beside the whole matrix 6.2–7.2 s. An
  * agent whose timestamps were believed would be seen dead its offset late: a minute, ten.
  */
-const unknownBoundMs = (fed: FailoverFederation): number => unknownTargetMs(fed) + 2_000;
+const unknownBoundMs = (timing: FailoverTiming): number => unknownTargetMs(timing) + 2_000;
 
 const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
 
@@ -126,14 +127,18 @@ interface LatencyReport extends Watched {
 }
 
 let fed: FailoverFederation | undefined;
+/** The federation's timings (kept once it is stopped, for the verdicts). */
+let timing: FailoverTiming | undefined;
+/** How long the federation took to come up. */
+let upMs = 0;
 let history: ClusterHistory | undefined;
 const clockReports = new Map<string, Promise<ClockReport>>();
 const latencyReports = new Map<string, Promise<LatencyReport>>();
 
-/** Starts the federation and plays every cell side by side; resolves when all have settled. */
-export async function runClockCells(): Promise<void> {
+/** Starts the federation of the cells (a member each). */
+export async function startClockFederation(): Promise<void> {
   const startedAtMs = Date.now();
-  const f = await startFailoverFederation({
+  fed = await startFailoverFederation({
     members: cells.length,
     nodes: 1,
     timing: { taintHoldSeconds: SHIPPED_TAINT_HOLD_SECONDS },
@@ -146,7 +151,14 @@ export async function runClockCells(): Promise<void> {
     // Three killed members at once are three failures, not a fleet outage.
     controlPlaneFlags: ['--fleet-guard-pause-threshold=0.95', '--fleet-guard-resume-threshold=0.9'],
   });
-  fed = f;
+  upMs = Date.now() - startedAtMs;
+  timing = fed.timing;
+}
+
+/** Plays every cell side by side; resolves when all have settled. */
+export async function runClockCells(): Promise<void> {
+  const f = fed;
+  if (f === undefined) throw new Error('the federation did not start');
   const upAtMs = Date.now();
   const h = await ClusterHistory.start(f);
   history = h;
@@ -155,12 +167,16 @@ export async function runClockCells(): Promise<void> {
     else latencyReports.set(cell.member, runLatencyCell(f, h, cell));
   }
   await Promise.allSettled([...clockReports.values(), ...latencyReports.values()]);
-  await printFigures(f, { upMs: upAtMs - startedAtMs, cellsMs: Date.now() - upAtMs });
+  await printFigures(f, { upMs, cellsMs: Date.now() - upAtMs });
 }
 
+/** Stops the federation (again: a no-op). */
 export async function stopClockCells(): Promise<void> {
-  await history?.stop();
-  await fed?.destroy();
+  const [h, f] = [history, fed];
+  history = undefined;
+  fed = undefined;
+  await h?.stop();
+  await f?.destroy();
 }
 
 /** The workload off the member: its binding no longer places it there, or its copy is gone or new. */
@@ -358,7 +374,7 @@ function summary(r: Watched): string {
 /** A clock cell's line: the offset seen, the live window, and how soon the killed member was Unknown. */
 function clockLine(f: FailoverFederation, r: ClockReport): string {
   const afterMs = r.unknownAtMs === undefined ? undefined : r.unknownAtMs - r.killedAtMs;
-  const targetMs = unknownTargetMs(f);
+  const targetMs = unknownTargetMs(f.timing);
   const unknown =
     afterMs === undefined
       ? `not Unknown within ${seconds(UNKNOWN_WAIT_MS)}`
@@ -444,10 +460,10 @@ export function defineClockTests(): void {
       '$offset: killed, its cluster is Ready=Unknown as soon as with a right clock ($member)',
       async (cell) => {
         const r = await clockReports.get(cell.member);
-        if (r === undefined || fed === undefined) throw new Error('cell did not run');
+        if (r === undefined || timing === undefined) throw new Error('cell did not run');
         expect(r.unknownAtMs, `Ready=Unknown within ${seconds(UNKNOWN_WAIT_MS)} of the kill`).toBeDefined();
         expect((r.unknownAtMs ?? Number.POSITIVE_INFINITY) - r.killedAtMs).toBeLessThanOrEqual(
-          unknownBoundMs(fed),
+          unknownBoundMs(timing),
         );
       },
     );

@@ -1,7 +1,6 @@
 /**
- * The partition matrix on the control plane's side (run by partitions.int.test.ts, side by side
- * with the agent-link cells): the control-plane process's link to its API
- * server cut or blackholed, its API server killed and restarted, and the whole control plane
+ * The partition matrix on the control plane's side (run by partitions-control-plane.int.test.ts):
+ * the control-plane process's link to its API server cut or blackholed, its API server killed and restarted, and the whole control plane
  * (process and API server) killed and restarted, for 1, 5, 15, 30 and 60 s, with the shipped
  * policy's hold time (15 s) and the test timings. Nothing is wrong with any member in these cells,
  * so however long the fault, nothing may be tainted NoExecute, no binding may leave a cluster and
@@ -43,8 +42,23 @@ interface KindReport {
 }
 
 const feds: FailoverFederation[] = [];
+/** A federation per kind of fault (one member), and one of two members for the outage. */
+const kindFeds = new Map<Kind, FailoverFederation>();
+let outageFed: FailoverFederation | undefined;
 const kindReports = new Map<Kind, Promise<KindReport>>();
 let outage: Promise<OutageReport>;
+
+/** Starts the federations of the cells: one per kind of fault, one for the outage. */
+export async function startControlPlaneFederations(): Promise<void> {
+  await Promise.all([
+    ...KINDS.map(async (kind) => {
+      kindFeds.set(kind, await federation(1));
+    }),
+    (async () => {
+      outageFed = await federation(2);
+    })(),
+  ]);
+}
 
 /** Plays every kind of fault and the two-minute outage side by side; resolves when all settled. */
 export async function runControlPlaneCells(): Promise<void> {
@@ -113,7 +127,8 @@ async function fault(fed: FailoverFederation, kind: Kind, seconds: number): Prom
 
 /** The cells of one kind in turn on one federation, observed throughout. */
 async function runKind(kind: Kind): Promise<KindReport> {
-  const fed = await federation(1);
+  const fed = kindFeds.get(kind);
+  if (fed === undefined) throw new Error(`no federation for ${kind}`);
   const deployment = `web-${kind}`;
   const initialUid = await placeOn(fed, deployment, { member: MEMBER });
   const observer = observe(fed, MEMBER, deployment);
@@ -148,7 +163,8 @@ interface OutageReport {
  * both members are watched every 250 ms from before the outage until grace + hold + 5 s after it.
  */
 async function runOutage(): Promise<OutageReport> {
-  const fed = await federation(2);
+  const fed = outageFed;
+  if (fed === undefined) throw new Error('no federation for the outage');
   const members = ['member1', 'member2'];
   const initialUids: Record<string, string> = {};
   const observers = members.map((m) => observe(fed, m, `web-${m}`));
