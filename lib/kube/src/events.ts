@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { systemClock, type Clock, type Logger } from '@kf/runtime';
-import { isNotFound, toKubeError } from './errors.ts';
+import { isAlreadyExists, isNotFound, isRetryable, toKubeError } from './errors.ts';
 import {
   decideEventWrite,
   eventDedupeKey,
@@ -68,6 +68,11 @@ export interface EventRecorderOptions {
   readonly cacheSize?: number;
   /** Deadline of each write (default 10 s). */
   readonly timeoutMs?: number;
+  /**
+   * Tries of an event whose write failed in a way that may pass (a timeout, an API server away or
+   * overloaded), the first included (default 4: 1 s, 2 s and 4 s apart). A flush tries once.
+   */
+  readonly maxTries?: number;
   /** How fast Events are written (default: as fast as one write at a time goes); see event-pace.ts. */
   readonly pace?: EventPace;
 }
@@ -77,7 +82,9 @@ export interface EventRecorderOptions {
  * through client-go's recorder). An event repeated within the dedupe window bumps `count` and
  * `lastTimestamp` of the Event already written. Writes run one at a time in the background, at
  * the recorder's pace if it has one, with the time each event was recorded; recording never throws
- * and never blocks the caller: failures are logged.
+ * and never blocks the caller. A write that may pass later is tried again a few times, seconds
+ * apart (as client-go's recorder does), so that a Warning an operator is promised is not lost to
+ * one timeout; other failures, and the last try, are logged.
  * Cluster-scoped objects get their Events in namespace `default`, as with client-go.
  */
 export class EventRecorder {
@@ -147,15 +154,7 @@ export class EventRecorder {
   private async drain(): Promise<void> {
     try {
       for (let next = this.queue[this.head]; next !== undefined; next = this.queue[this.head]) {
-        try {
-          await this.awaitTurn();
-          await this.write(next.ref, next);
-        } catch (err: unknown) {
-          this.log.warn(
-            { err: toKubeError(err), reason: next.reason, name: next.ref.name },
-            'could not write event',
-          );
-        }
+        await this.writeWithRetries(next);
         this.queue[this.head++] = undefined;
         // Drop the written part now and then, so that a long backlog does not keep its slots.
         if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
@@ -167,6 +166,33 @@ export class EventRecorder {
       this.queue = [];
       this.head = 0;
       this.draining = undefined;
+    }
+  }
+
+  /** Writes one event, trying again while the failure may pass (see {@link eventRetryDelayMs}). */
+  private async writeWithRetries(event: QueuedEvent): Promise<void> {
+    // One name for every try: a try whose answer was lost but whose Event was written is found
+    // AlreadyExists by the next, instead of written twice.
+    const name = eventName(event.ref.name, event.atMs, this.seq++);
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.awaitTurn();
+        await this.write(event.ref, event, name);
+        return;
+      } catch (err: unknown) {
+        const delayMs = eventRetryDelayMs(err, tries, {
+          maxTries: this.opts.maxTries ?? DEFAULT_EVENT_TRIES,
+          flushing: this.flushing > 0,
+        });
+        if (delayMs === undefined) {
+          this.log.warn(
+            { err: toKubeError(err), reason: event.reason, name: event.ref.name, tries },
+            'could not write event',
+          );
+          return;
+        }
+        await this.clock.sleep(delayMs);
+      }
     }
   }
 
@@ -185,7 +211,7 @@ export class EventRecorder {
     }
   }
 
-  private async write(ref: InvolvedObject, event: PendingEvent): Promise<void> {
+  private async write(ref: InvolvedObject, event: PendingEvent, name: string): Promise<void> {
     const { type, reason, message, atMs: nowMs } = event;
     const key = eventDedupeKey({ ...ref, type, reason, message });
     const previous = this.recorded.get(key);
@@ -204,9 +230,8 @@ export class EventRecorder {
       }
     }
     const namespace = ref.namespace ?? 'default';
-    const name = eventName(ref.name, nowMs, this.seq++);
     const time = formatTime(nowMs);
-    await this.client.create({
+    const written: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name, namespace },
@@ -220,7 +245,13 @@ export class EventRecorder {
       source: { component: this.opts.component, host: this.instance },
       reportingComponent: this.opts.component,
       reportingInstance: this.instance,
-    });
+    };
+    try {
+      await this.client.create(written);
+    } catch (err: unknown) {
+      // The name is this event's own: there already, it is an earlier try that landed.
+      if (!isAlreadyExists(err)) throw err;
+    }
     this.remember(key, { name, namespace, count: 1, lastSeenAtMs: nowMs });
   }
 
@@ -234,6 +265,23 @@ export class EventRecorder {
       this.recorded.delete(oldest.value);
     }
   }
+}
+
+const DEFAULT_EVENT_TRIES = 4;
+
+/**
+ * How long to wait before trying an event's write again after try number `tries` failed with
+ * `err`; undefined: give up. Only failures that may pass are tried again (not an invalid or
+ * forbidden event), 1 s, 2 s, 4 s … apart, and not while flushing: a stopping process does not
+ * wait on an API server that is away.
+ */
+export function eventRetryDelayMs(
+  err: unknown,
+  tries: number,
+  opts: { readonly maxTries: number; readonly flushing: boolean },
+): number | undefined {
+  if (opts.flushing || tries >= opts.maxTries || !isRetryable(err)) return undefined;
+  return 1000 * 2 ** (tries - 1);
 }
 
 /** An event waiting for its write, with the time it was recorded. */

@@ -114,6 +114,7 @@ export {
 export {
   CORE_EVENT_RESOURCE,
   EventRecorder,
+  eventRetryDelayMs,
   referenceOf,
   type CoreEvent,
   type EventRecorderOptions,

@@ -1,4 +1,5 @@
 import { createLogger } from '@kf/runtime';
+import { TcpProxy } from '@kf/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CORE_EVENT_RESOURCE,
@@ -273,6 +274,35 @@ describe('EventRecorder against a real API server', () => {
       const stampedMs = Date.parse(e.firstTimestamp ?? '');
       expect(stampedMs).toBeGreaterThanOrEqual(Math.floor(recordedAt / 1000) * 1000);
       expect(stampedMs).toBeLessThanOrEqual(recordedAt);
+    }
+  });
+
+  it('writes an event whose first tries met a cut link once the link is back, and only once', async () => {
+    const kc = cp.cluster.kubeConfig();
+    const proxy = await TcpProxy.start({ target: kc.getCurrentCluster()?.server ?? '' });
+    try {
+      const viaProxy = cp.cluster.kubeConfig();
+      viaProxy.clusters = viaProxy.clusters.map((c) => ({ ...c, server: proxy.url }));
+      const recorder = new EventRecorder({
+        kubeConfig: viaProxy,
+        component: 'kf-test',
+        log,
+        timeoutMs: 2_000,
+      });
+      proxy.cut();
+      recorder.record({ name: 'retried' }, 'Warning', 'ClockOffset', 'Told once, though the link was cut.');
+      // The first try fails at once (connection reset); the second is 1 s later, the third 2 s after.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(recorder.waiting).toBe(1);
+      proxy.restore();
+      const events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
+      const written = async () =>
+        (await events.list({ namespace: 'default', fieldSelector: 'involvedObject.name=retried' })).items;
+      await expect.poll(async () => (await written()).length, { timeout: 10_000, interval: 200 }).toBe(1);
+      expect(recorder.waiting).toBe(0);
+      expect((await written())[0]).toMatchObject({ reason: 'ClockOffset', count: 1 });
+    } finally {
+      await proxy.close();
     }
   });
 
