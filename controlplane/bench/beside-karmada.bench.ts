@@ -197,12 +197,14 @@ async function place(side: Side): Promise<{ seconds: number; cpuSeconds: number 
 
 async function cost(side: Side, cpuSeconds: number): Promise<{ rss: number; peak: number }> {
   const samples: number[] = [];
+  let deciding = new Map<string, ProcStats>();
   for (let i = 0; i < 5; i++) {
-    samples.push(sum(await statsOf(side.deciding()), (s) => s.rssBytes));
-    if (i < 4) await sleep(2_000);
+    if (i > 0) await sleep(2_000);
+    deciding = await statsOf(side.deciding());
+    samples.push(sum(deciding, (s) => s.rssBytes));
   }
   const rss = samples.sort((a, b) => a - b)[2] ?? 0;
-  const deciding = await statsOf(side.deciding());
+  // The last sample's figures stand for the processes now (peak and per-process lines).
   const peak = sum(deciding, (s) => s.peakRssBytes);
   const each = [...deciding, ...(await statsOf(side.besides()))]
     .map(([name, s]) => `${name}_rss_mib=${mib(s.rssBytes)} ${name}_cpu_s=${secs(s.cpuSeconds)}`)
