@@ -63,8 +63,8 @@ export function memberStatusParts(
     }),
     member: {
       probe: (s) => probeMemberHealth(member.http, s),
-      version: () => memberVersion(member.http, log),
-      discover: () => discoverMember(member.http, log),
+      version: (s) => memberVersion(member.http, log, s),
+      discover: (s) => discoverMember(member.http, log, s),
       ...(config.enableClusterResourceModeling ? { inventory } : {}),
     },
     thresholds: { successMs: config.clusterSuccessThresholdMs, failureMs: config.clusterFailureThresholdMs },

@@ -38,17 +38,33 @@ interface LegacyResourceList {
 }
 
 /** Every served group version and its resources; `partial` when some part could not be read. */
-export async function discoverMember(http: MemberHttp, log: Logger): Promise<Discovery> {
-  const results = await Promise.allSettled([aggregated(http, '/api'), aggregated(http, '/apis')]);
+export async function discoverMember(
+  http: MemberHttp,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<Discovery> {
+  const results = await Promise.allSettled([
+    aggregated(http, '/api', signal),
+    aggregated(http, '/apis', signal),
+  ]);
   const lists = results.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []));
   if (lists.length === 2) return fromAggregated(lists);
   for (const r of results)
     if (r.status === 'rejected') log.debug({ err: r.reason as unknown }, 'aggregated discovery failed');
-  return legacy(http, log);
+  signal?.throwIfAborted();
+  return legacy(http, log, signal);
 }
 
-async function aggregated(http: MemberHttp, path: string): Promise<AggregatedList | undefined> {
-  const body = await http.getJson<AggregatedList>(path, { accept: AGGREGATED_ACCEPT, timeoutMs: 15_000 });
+async function aggregated(
+  http: MemberHttp,
+  path: string,
+  signal: AbortSignal | undefined,
+): Promise<AggregatedList | undefined> {
+  const body = await http.getJson<AggregatedList>(path, {
+    accept: AGGREGATED_ACCEPT,
+    timeoutMs: 15_000,
+    ...(signal === undefined ? {} : { signal }),
+  });
   return body.kind === 'APIGroupDiscoveryList' ? body : undefined;
 }
 
@@ -73,13 +89,17 @@ function fromAggregated(lists: readonly AggregatedList[]): Discovery {
   return { groupVersions, partial };
 }
 
-async function legacy(http: MemberHttp, log: Logger): Promise<Discovery> {
+async function legacy(http: MemberHttp, log: Logger, signal: AbortSignal | undefined): Promise<Discovery> {
   const gvs: string[] = [];
   let partial = false;
+  const opts = signal === undefined ? {} : { signal };
   try {
-    const core = await http.getJson<{ versions?: string[] }>('/api');
+    const core = await http.getJson<{ versions?: string[] }>('/api', opts);
     gvs.push(...(core.versions ?? []));
-    const groups = await http.getJson<{ groups?: { versions?: { groupVersion: string }[] }[] }>('/apis');
+    const groups = await http.getJson<{ groups?: { versions?: { groupVersion: string }[] }[] }>(
+      '/apis',
+      opts,
+    );
     for (const g of groups.groups ?? []) for (const v of g.versions ?? []) gvs.push(v.groupVersion);
   } catch (err: unknown) {
     log.debug({ err }, 'discovery of group versions failed');
@@ -88,7 +108,7 @@ async function legacy(http: MemberHttp, log: Logger): Promise<Discovery> {
   const settled = await Promise.allSettled(
     gvs.map(async (gv): Promise<DiscoveredGroupVersion> => {
       const path = gv.includes('/') ? `/apis/${gv}` : `/api/${gv}`;
-      const body = await http.getJson<LegacyResourceList>(path, { timeoutMs: 15_000 });
+      const body = await http.getJson<LegacyResourceList>(path, { timeoutMs: 15_000, ...opts });
       return {
         groupVersion: gv,
         resources: (body.resources ?? []).map((r) => ({
@@ -104,9 +124,10 @@ async function legacy(http: MemberHttp, log: Logger): Promise<Discovery> {
 }
 
 /** `gitVersion` of `/version`, or `''` when it cannot be read (the field is then cleared). */
-export async function memberVersion(http: MemberHttp, log: Logger): Promise<string> {
+export async function memberVersion(http: MemberHttp, log: Logger, signal?: AbortSignal): Promise<string> {
   try {
-    return (await http.getJson<{ gitVersion?: string }>('/version')).gitVersion ?? '';
+    const opts = signal === undefined ? {} : { signal };
+    return (await http.getJson<{ gitVersion?: string }>('/version', opts)).gitVersion ?? '';
   } catch (err: unknown) {
     log.debug({ err }, 'reading /version failed');
     return '';

@@ -4,7 +4,12 @@ import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import type { MemberMetrics } from '../../metrics.ts';
 import { KeyTrigger } from '../key-trigger.ts';
-import { clusterStatusController, retryCapMs, type ClusterStatusDeps } from './controller.ts';
+import {
+  clusterStatusController,
+  collectionBudgetMs,
+  retryCapMs,
+  type ClusterStatusDeps,
+} from './controller.ts';
 
 function member1(ready: 'True' | 'Unknown'): Cluster {
   return {
@@ -222,5 +227,75 @@ describe.concurrent('cluster-status controller over a slow link', () => {
 
   it('ends the write by then', async () => {
     await expect(syncWritingFor(3_300)).rejects.toThrow();
+  });
+});
+
+/** A call to the member that never answers, until the signal it was given aborts it. */
+function hangs<T>(signal: AbortSignal): Promise<T> {
+  return new Promise((_, reject) => {
+    signal.addEventListener('abort', () => {
+      reject(signal.reason as Error);
+    });
+  });
+}
+
+/**
+ * One sync of a member found healthy whose collection is played by `member` (a collection budget
+ * of 100 ms): how long the sync took, and the version and conditions it wrote.
+ */
+async function syncCollecting(member: Partial<ClusterStatusDeps['member']>): Promise<{
+  readonly tookMs: number;
+  readonly recheckInMs: number | undefined;
+  readonly wrote: boolean;
+  readonly version: string | undefined;
+  readonly conditions: readonly string[];
+}> {
+  let written: ClusterStatus | undefined;
+  const controller = statusController(member1('True'), {
+    clusterClient: {
+      replaceStatus: (c: Cluster) => {
+        written = c.status;
+        return Promise.resolve(c);
+      },
+    } as unknown as ResourceClient<Cluster>,
+    member: { ...HEALTHY_MEMBER, ...member },
+    collectionBudgetMs: 100,
+  });
+  const startedAt = performance.now();
+  const outcome = await syncOnce(controller);
+  return {
+    tookMs: performance.now() - startedAt,
+    recheckInMs: outcome.recheckInMs,
+    wrote: written !== undefined,
+    version: written?.kubernetesVersion,
+    conditions: (written?.conditions ?? []).map((c) => `${c.type}=${c.status}`),
+  };
+}
+
+describe('cluster-status controller, collecting from a member that stops answering', () => {
+  it('gives the collection its budget, then writes the status without it', async () => {
+    const r = await syncCollecting({ discover: hangs, version: hangs });
+    expect(r.tookMs).toBeLessThan(2_000);
+    // Ready True as stored, nothing collected: nothing to write; the next sync is a period away.
+    expect(r).toMatchObject({ wrote: false, recheckInMs: 1_000 });
+  });
+
+  it('keeps what a member answered in time, however long the inventory caches took', async () => {
+    const r = await syncCollecting({
+      inventory: () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            resolve({ nodes: [], pods: [] });
+          }, 300),
+        ),
+    });
+    expect(r.wrote).toBe(true);
+    expect(r.version).toBe('v1.36.3');
+    expect(r.conditions.filter((c) => c.startsWith('CompleteAPIEnablements='))).toHaveLength(1);
+  });
+
+  it('has a budget of the status period, and at least the probe timeout', () => {
+    expect(collectionBudgetMs(1_000)).toBe(5_000);
+    expect(collectionBudgetMs(10_000)).toBe(10_000);
   });
 });

@@ -18,6 +18,12 @@
  * at least one period (see liveness-deadline.ts). A slow link still carries the status, and a call
  * hanging on a link that drops packets does not hold every sync behind it for the client's default
  * timeout.
+ *
+ * The collection from the member (its version and discovery) gets the status period, and at least
+ * the probe's own timeout (see {@link collectionBudgetMs}): a member, or a link to it, that stops
+ * answering in the middle of a collection is probed again a period later, not once discovery's
+ * calls have all timed out (20 s and more). A collection cut short writes Ready alone and leaves
+ * the collected fields as they were.
  */
 import {
   clusterConditionTypes,
@@ -49,12 +55,13 @@ import { decideReady, type ReadyMemory, type Thresholds } from './ready-threshol
 import { summarizeCluster, type ClusterSummary } from './resource-summary.ts';
 import { planClusterStatus, type CollectedStatus } from './status-plan.ts';
 import type { InventoryViews } from '../../member/inventory.ts';
+import { DEFAULT_MEMBER_GET_TIMEOUT_MS } from '../../member/member-http.ts';
 
 /** What the controller needs from the member cluster. */
 export interface MemberStatusSource {
   probe(signal: AbortSignal): Promise<ProbeResult>;
-  version(): Promise<string>;
-  discover(): Promise<Discovery>;
+  version(signal: AbortSignal): Promise<string>;
+  discover(signal: AbortSignal): Promise<Discovery>;
   /** Undefined when resource modeling is off. */
   inventory?(signal: AbortSignal): Promise<InventoryViews>;
 }
@@ -68,6 +75,8 @@ export interface ClusterStatusDeps {
   readonly periodMs: number;
   /** The cluster Lease duration: how long the control plane counts a sign of life. */
   readonly leaseDurationMs: number;
+  /** How long a collection from the member may take (default {@link collectionBudgetMs}). */
+  readonly collectionBudgetMs?: number;
   readonly metrics: MemberMetrics;
   /** Told about each discovery, so that Work manifests map to member resources without another one. */
   readonly onDiscovery?: (d: Discovery) => void;
@@ -251,23 +260,49 @@ async function planSync(
 ): Promise<SyncPlan> {
   const readyList = what.ready === undefined ? [] : [what.ready];
   if (!what.collect) return { conditions: readyList, collected: undefined };
-  const c = await collect(deps, log, signal);
+  const budgetMs = deps.collectionBudgetMs ?? collectionBudgetMs(deps.periodMs);
+  const budget = AbortSignal.timeout(budgetMs);
+  const c = await collect(deps, log, { signal, budget: AbortSignal.any([signal, budget]) });
+  if (c === undefined) {
+    log.warn(
+      { budgetMs },
+      'the member did not answer the status collection within its budget; Ready written without it',
+    );
+    return { conditions: readyList, collected: undefined };
+  }
   return { conditions: [c.apiCondition, ...readyList], collected: c.collected };
 }
 
+/**
+ * How long a sync's collection from the member may take: the status period, and at least the
+ * probe's timeout (a healthy API server answers discovery in milliseconds, a busy one in a second
+ * or two).
+ */
+export function collectionBudgetMs(periodMs: number): number {
+  return Math.max(periodMs, DEFAULT_MEMBER_GET_TIMEOUT_MS);
+}
+
+/** What was collected; undefined when the budget ran out first (the sync's own signal throws). */
 async function collect(
   deps: ClusterStatusDeps,
   log: Logger,
-  signal: AbortSignal,
-): Promise<{ collected: CollectedStatus; apiCondition: ConditionUpdate }> {
-  const [kubernetesVersion, discovery, views] = await Promise.all([
-    deps.member.version(),
-    deps.member.discover().catch((err: unknown): Discovery => {
-      log.warn({ err }, 'member discovery failed');
+  signals: { readonly signal: AbortSignal; readonly budget: AbortSignal },
+): Promise<{ collected: CollectedStatus; apiCondition: ConditionUpdate } | undefined> {
+  const { signal, budget } = signals;
+  const fromMember = Promise.all([
+    // Cleared, as when /version cannot be read (the budget's doing is told apart below).
+    deps.member.version(budget).catch(() => ''),
+    deps.member.discover(budget).catch((err: unknown): Discovery => {
+      if (!budget.aborted) log.warn({ err }, 'member discovery failed');
       return { groupVersions: [], partial: true };
     }),
-    deps.member.inventory?.(signal),
-  ]);
+  ]).then((answers) => ({ answers, late: budget.aborted }));
+  // The inventory is read from caches, bounded by their sync timeout: not the member's answer.
+  const [{ answers, late }, views] = await Promise.all([fromMember, deps.member.inventory?.(signal)]);
+  signal.throwIfAborted();
+  // What the calls answered once the budget ran out is the budget's doing, not the member's.
+  if (late) return undefined;
+  const [kubernetesVersion, discovery] = answers;
   if (discovery.groupVersions.length > 0) deps.onDiscovery?.(discovery);
   const apis = buildApiEnablements(discovery);
   const models = deps.clusters.get(deps.clusterName)?.spec.resourceModels ?? [];
