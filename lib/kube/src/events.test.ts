@@ -13,6 +13,13 @@ describe('eventRetryDelayMs', () => {
     }
   });
 
+  it('waits no longer than 4 s between tries when more are allowed', () => {
+    const delays = [1, 2, 3, 4, 5].map((tries) =>
+      eventRetryDelayMs(failure('Timeout'), tries, { ...opts, maxTries: 6 }),
+    );
+    expect(delays).toEqual([1000, 2000, 4000, 4000, 4000]);
+  });
+
   it('never tries again an event the API server refused, nor any while flushing', () => {
     for (const code of ['Invalid', 'Forbidden', 'NotFound', 'Unauthorized'] as const) {
       expect(eventRetryDelayMs(failure(code), 1, opts), code).toBeUndefined();

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { systemClock, type Clock, type Logger } from '@kf/runtime';
+import { backoffDelayMs, systemClock, type BackoffPolicy, type Clock, type Logger } from '@kf/runtime';
 import { isAlreadyExists, isNotFound, isRetryable, toKubeError } from './errors.ts';
 import {
   decideEventWrite,
@@ -272,7 +272,7 @@ const DEFAULT_EVENT_TRIES = 4;
 /**
  * How long to wait before trying an event's write again after try number `tries` failed with
  * `err`; undefined: give up. Only failures that may pass are tried again (not an invalid or
- * forbidden event), 1 s, 2 s, 4 s … apart, and not while flushing: a stopping process does not
+ * forbidden event), 1 s, 2 s, then 4 s apart, and not while flushing: a stopping process does not
  * wait on an API server that is away.
  */
 export function eventRetryDelayMs(
@@ -281,8 +281,11 @@ export function eventRetryDelayMs(
   opts: { readonly maxTries: number; readonly flushing: boolean },
 ): number | undefined {
   if (opts.flushing || tries >= opts.maxTries || !isRetryable(err)) return undefined;
-  return 1000 * 2 ** (tries - 1);
+  return backoffDelayMs(EVENT_RETRY_BACKOFF, tries - 1, 0);
 }
+
+/** 1 s, 2 s, 4 s, 4 s …: the default four tries span 7 s; no jitter (events are few and unordered). */
+const EVENT_RETRY_BACKOFF: BackoffPolicy = { initialMs: 1000, factor: 2, maxMs: 4000, jitter: 0 };
 
 /** An event waiting for its write, with the time it was recorded. */
 interface PendingEvent {

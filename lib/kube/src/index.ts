@@ -1,3 +1,4 @@
+export { callDeadline, type CallDeadline } from './call-deadline.ts';
 export {
   KubeError,
   codeForStatus,

@@ -35,7 +35,13 @@ import {
   type ClusterStatus,
   type ConditionUpdate,
 } from '@kf/api';
-import { updateWithRetry, type CallOptions, type ResourceClient, type WatchCache } from '@kf/kube';
+import {
+  callDeadline,
+  updateWithRetry,
+  type CallOptions,
+  type ResourceClient,
+  type WatchCache,
+} from '@kf/kube';
 import {
   converged,
   keysFrom,
@@ -261,8 +267,13 @@ async function planSync(
   const readyList = what.ready === undefined ? [] : [what.ready];
   if (!what.collect) return { conditions: readyList, collected: undefined };
   const budgetMs = deps.collectionBudgetMs ?? collectionBudgetMs(deps.periodMs);
-  const budget = AbortSignal.timeout(budgetMs);
-  const c = await collect(deps, log, { signal, budget: AbortSignal.any([signal, budget]) });
+  const budget = callDeadline(budgetMs, signal);
+  let c: Awaited<ReturnType<typeof collect>>;
+  try {
+    c = await collect(deps, log, { signal, budget: budget.signal });
+  } finally {
+    budget.release();
+  }
   if (c === undefined) {
     log.warn(
       { budgetMs },
