@@ -5,9 +5,10 @@
  * all cells side by side (a member each), with the shipped ClusterTaintPolicy's hold time
  * (15 s) and the test timings (status every 1 s, failure and success thresholds 3 s). Ready is
  * False (ClusterNotReachable, never Unknown) from the failure threshold after the first unanswered
- * probe until the success threshold after the link is back: a fault whose not-ready spell is
+ * probe was sent (once it has given up: 5 s on a blackhole) until the success threshold after the
+ * link is back: a fault whose not-ready spell is
  * shorter than the hold moves nothing, a longer one fails over and comes back cleanly, and one
- * within 2 s of the hold (a 15 s cut) may do either, cleanly (pushLinkOutcome). In every cell no
+ * within 2 s of the hold (a 15 s cut or blackhole) may do either, cleanly (pushLinkOutcome). In every cell no
  * NoExecute taint lands once Ready is True again.
  */
 import { describe, expect, it } from 'vitest';

@@ -29,19 +29,19 @@ export function failsOver(timing: FailoverTiming, seconds: number): boolean {
 /**
  * What a fault of the control plane's link to a Push member does with the test timings
  * (FAILOVER_MEMBER_HOST: failure and success thresholds 3 s; a probe waits 5 s for an
- * answer). Ready is False from the failure threshold after the first unanswered probe (a cut
- * answers at once, a blackhole only when the probe times out) until the success threshold after
- * the link is back: the spell is about the fault + success − failure threshold (− the probe's
- * timeout for a blackhole). A spell longer than the hold fails over; one within 2 s of the hold
- * either way may go either way (the periods between decide).
+ * answer). A probe that got no answer counts from when it was sent, so Ready is False once the
+ * failure threshold has passed since the first unanswered probe went out and that probe has ended
+ * (a cut ends it at once, a blackhole only at its timeout), until the success threshold after the
+ * link is back: the spell is about the fault + success − the later of the failure threshold and
+ * the probe's wait. A spell longer than the hold fails over; one within 2 s of the hold either way
+ * may go either way (the periods between decide).
  */
 export function pushLinkOutcome(timing: FailoverTiming, fault: LinkFault): 'holds' | 'fails over' | 'either' {
   const probeWait = fault.mode === 'blackhole' ? PUSH_PROBE_TIMEOUT_SECONDS : 0;
   const notReadyFor =
     fault.seconds +
     FAILOVER_MEMBER_HOST.successThresholdSeconds -
-    FAILOVER_MEMBER_HOST.failureThresholdSeconds -
-    probeWait;
+    Math.max(FAILOVER_MEMBER_HOST.failureThresholdSeconds, probeWait);
   if (notReadyFor > timing.taintHoldSeconds + 2) return 'fails over';
   if (notReadyFor < timing.taintHoldSeconds - 2) return 'holds';
   return 'either';

@@ -3,6 +3,7 @@ import { KubeError, type ResourceClient, type WatchCache } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
 import { describe, expect, it } from 'vitest';
 import type { MemberMetrics } from '../../metrics.ts';
+import type { ProbeAnswer } from './ready-condition.ts';
 import { KeyTrigger } from '../key-trigger.ts';
 import {
   clusterStatusController,
@@ -297,5 +298,50 @@ describe('cluster-status controller, collecting from a member that stops answeri
   it('has a budget of the status period, and at least the probe timeout', () => {
     expect(collectionBudgetMs(1_000)).toBe(5_000);
     expect(collectionBudgetMs(10_000)).toBe(10_000);
+  });
+});
+
+describe('cluster-status controller, probing a member that stops answering', () => {
+  /**
+   * A sync answered healthy at 0 s, then one whose probe is sent at 1 s and ends at 6 s with
+   * `answer`; failure threshold 3 s. What Ready the second sync writes, if any.
+   */
+  async function secondSync(answer: ProbeAnswer): Promise<string[]> {
+    let clock = 0;
+    let probes = 0;
+    const written: string[] = [];
+    const controller = statusController(member1('True'), {
+      clusterClient: {
+        replaceStatus: (c: Cluster) => {
+          written.push(c.status?.conditions?.find((x) => x.type === 'Ready')?.status ?? 'none');
+          return Promise.resolve(c);
+        },
+      } as unknown as ResourceClient<Cluster>,
+      member: {
+        ...HEALTHY_MEMBER,
+        probe: () => {
+          probes++;
+          if (probes === 1) return Promise.resolve({ readyz: { kind: 'status', status: 200 } });
+          clock += 5_000; // the probe waited 5 s
+          return Promise.resolve({ readyz: answer });
+        },
+      },
+      thresholds: { successMs: 3_000, failureMs: 3_000 },
+    });
+    await syncOnce(controller, () => clock);
+    written.length = 0;
+    clock = 1_000;
+    await syncOnce(controller, () => clock);
+    return written;
+  }
+
+  it('counts a probe that got no answer from when it was sent: 5 s unanswered pass a 3 s threshold', async () => {
+    expect(await secondSync({ kind: 'error', error: 'The operation was aborted due to timeout' })).toEqual([
+      'False',
+    ]);
+  });
+
+  it('counts an answer, even a failing one, from when it came', async () => {
+    expect(await secondSync({ kind: 'status', status: 503 })).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Keeps the member's Cluster.status true: probes the member API server every
- * `--cluster-status-update-frequency`, debounces Ready with the success/failure thresholds, and
+ * `--cluster-status-update-frequency`, debounces Ready with the success/failure thresholds (a probe
+ * that got no answer counts from when it was sent), and
  * while Ready is (and stays) True collects version, API enablements and node/resource summaries.
  * Watches the agent's own Cluster (one key: its name); writes Cluster status only, and only when
  * something changed. Requeues itself every period, or sooner when a held-back Ready will flip.
@@ -56,7 +57,7 @@ import { livenessSignal, type LastSuccess } from '../liveness-deadline.ts';
 import type { MemberMetrics } from '../../metrics.ts';
 import { specChanges } from '../spec-changes.ts';
 import { buildApiEnablements, type Discovery } from './api-enablements.ts';
-import { judgeProbe, observedReadyCondition, type ProbeResult } from './ready-condition.ts';
+import { judgeProbe, observedReadyCondition, probeAnswered, type ProbeResult } from './ready-condition.ts';
 import { decideReady, type ReadyMemory, type Thresholds } from './ready-threshold.ts';
 import { summarizeCluster, type ClusterSummary } from './resource-summary.ts';
 import { planClusterStatus, type CollectedStatus } from './status-plan.ts';
@@ -127,10 +128,19 @@ export function clusterStatusController(deps: ClusterStatusDeps): ControllerSpec
         succeeded(undefined);
         return converged(); // deleted: nothing to report on
       }
-      const health = judgeProbe(await deps.member.probe(signal));
+      const probedAtMs = now();
+      const probe = await deps.member.probe(signal);
+      const health = judgeProbe(probe);
       const stored = findCondition(cluster.status, clusterConditionTypes.ready);
       const decision = decideReady(
-        { memory, stored, observed: observedReadyCondition(health), nowMs: now() },
+        {
+          memory,
+          stored,
+          observed: observedReadyCondition(health),
+          nowMs: now(),
+          // Unanswered: nothing heard from the member since the probe went out.
+          ...(probeAnswered(probe) ? {} : { heldSinceMs: probedAtMs }),
+        },
         deps.thresholds,
       );
       memory = decision.memory;

@@ -3,6 +3,7 @@ import {
   judgeProbe,
   needsHealthzFallback,
   observedReadyCondition,
+  probeAnswered,
   type ProbeResult,
 } from './ready-condition.ts';
 
@@ -25,6 +26,20 @@ describe('judgeProbe', () => {
     ['/readyz 200 ignores a /healthz answer', { readyz: status(200), healthz: refused }, true, true],
   ])('%s', (_name, result, online, healthy) => {
     expect(judgeProbe(result)).toEqual({ online, healthy });
+  });
+
+  it('tells an answer of any status from none at all', () => {
+    const timedOut = { kind: 'error', error: 'The operation was aborted due to timeout' } as const;
+    const cases: [ProbeResult, boolean][] = [
+      [{ readyz: status(200) }, true],
+      [{ readyz: status(503) }, true],
+      [{ readyz: refused }, false],
+      [{ readyz: timedOut }, false],
+      [{ readyz: status(404), healthz: status(500) }, true],
+      [{ readyz: status(404), healthz: timedOut }, false],
+      [{ readyz: status(200), healthz: timedOut }, true],
+    ];
+    expect(cases.map(([r]) => probeAnswered(r))).toEqual(cases.map(([, answered]) => answered));
   });
 
   it('falls back to /healthz only after a 404', () => {

@@ -33,11 +33,23 @@ export function needsHealthzFallback(readyz: ProbeAnswer): boolean {
  * counts as offline, not as "reachable but unhealthy"; only 201–206 are online and unhealthy.
  */
 export function judgeProbe(result: ProbeResult): Health {
-  const answer = needsHealthzFallback(result.readyz) ? (result.healthz ?? result.readyz) : result.readyz;
+  const answer = judgedAnswer(result);
   if (answer.kind === 'error' || answer.status < 200 || answer.status > 206) {
     return { online: false, healthy: false };
   }
   return { online: true, healthy: answer.status === 200 };
+}
+
+/**
+ * The member answered the probe, with whatever status: false when the GET was refused, timed out
+ * or failed on the way. Only then has the member been silent for as long as the probe waited.
+ */
+export function probeAnswered(result: ProbeResult): boolean {
+  return judgedAnswer(result).kind === 'status';
+}
+
+function judgedAnswer(result: ProbeResult): ProbeAnswer {
+  return needsHealthzFallback(result.readyz) ? (result.healthz ?? result.readyz) : result.readyz;
 }
 
 /** The `Ready` condition the agent observes now, before threshold debouncing. */

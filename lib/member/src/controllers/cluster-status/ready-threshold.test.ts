@@ -30,6 +30,41 @@ function run(
 }
 
 describe('decideReady', () => {
+  describe('an observation that held since before it was made (a probe left unanswered)', () => {
+    const memory: ReadyMemory = { lastObserved: 'True', sinceMs: 0 };
+    const decide = (heldSinceMs: number, nowMs: number, m: ReadyMemory = memory) =>
+      decideReady(
+        { memory: m, stored: stored('True'), observed: observed('False'), nowMs, heldSinceMs },
+        thresholds,
+      );
+
+    it('counts the failure threshold from when it began to hold', () => {
+      // Sent at 10 s, given up at 30 s: 20 s without an answer is the failure threshold.
+      expect(decide(10_000, 30_000)).toMatchObject({
+        kind: 'observed',
+        memory: { lastObserved: 'False', sinceMs: 10_000 },
+      });
+      expect(decide(10_001, 30_000)).toEqual({
+        kind: 'held',
+        memory: { lastObserved: 'False', sinceMs: 10_001 },
+        flipAtMs: 30_001,
+      });
+    });
+
+    it('never dates it after the moment it was made', () => {
+      expect(decide(40_000, 30_000)).toEqual({
+        kind: 'held',
+        memory: { lastObserved: 'False', sinceMs: 30_000 },
+        flipAtMs: 50_000,
+      });
+    });
+
+    it('keeps the start of a spell already under way', () => {
+      const failing: ReadyMemory = { lastObserved: 'False', sinceMs: 5_000 };
+      expect(decide(20_000, 25_000, failing)).toMatchObject({ kind: 'observed', memory: failing });
+    });
+  });
+
   it.each<[string, ConditionStatus | undefined, [ConditionStatus, number][], string[]]>([
     ['the first observation after start is written at once', 'True', [['False', 1_000]], ['False']],
     ['without a stored Ready the observation is written', undefined, [['False', 1_000]], ['False']],

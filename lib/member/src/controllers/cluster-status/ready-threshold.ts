@@ -27,6 +27,11 @@ export interface ReadyObservation {
   readonly stored: ClusterCondition | undefined;
   readonly observed: ConditionUpdate;
   readonly nowMs: number;
+  /**
+   * Since when the observation holds, when that is before `nowMs`: a probe that got no answer at
+   * all has heard nothing from the member since it was sent, however long it waited.
+   */
+  readonly heldSinceMs?: number;
 }
 
 export type ReadyDecision =
@@ -39,18 +44,20 @@ export type ReadyDecision =
  * Folds one observation in, with upstream's rules in order:
  * 1. first observation since start: remembered with time 0 and reported as it is;
  * 2. no stored Ready: reported as it is (memory unchanged);
- * 3. a status different from the last observed one restarts the clock at `nowMs`;
+ * 3. a status different from the last observed one restarts the clock at `nowMs`, or earlier at
+ *    `heldSinceMs`: a member that has not answered a probe for 5 s has been unreachable for 5 s
+ *    when the probe gives up, and the failure threshold counts them;
  * 4. crossing the True / not-True boundary (False ↔ Unknown is not a crossing) is held back until
  *    the observation is as old as the threshold of its direction.
  */
 export function decideReady(input: ReadyObservation, thresholds: Thresholds): ReadyDecision {
   const { memory, stored, observed, nowMs } = input;
+  const sinceMs = Math.min(nowMs, input.heldSinceMs ?? nowMs);
   if (memory === undefined) {
     return { kind: 'observed', memory: { lastObserved: observed.status, sinceMs: 0 }, condition: observed };
   }
   if (stored === undefined) return { kind: 'observed', memory, condition: observed };
-  const next =
-    memory.lastObserved === observed.status ? memory : { lastObserved: observed.status, sinceMs: nowMs };
+  const next = memory.lastObserved === observed.status ? memory : { lastObserved: observed.status, sinceMs };
   const toTrue = observed.status === 'True';
   const crossing = toTrue !== (stored.status === 'True');
   const flipAtMs = next.sinceMs + (toTrue ? thresholds.successMs : thresholds.failureMs);
