@@ -113,6 +113,17 @@ const FLEET_CONTROLLERS = new Set([
   'fence-release',
 ]);
 
+/**
+ * One look at the control plane's memory: RSS, the V8 heap's live objects and what V8 holds for
+ * them (used, total), and memory outside the heap that V8 knows of (buffers, mostly).
+ */
+interface MemorySample {
+  readonly rss: number;
+  readonly heap: number;
+  readonly heapTotal: number;
+  readonly external: number;
+}
+
 /** The control plane's RSS and heap, sampled every second; the peak since the last reset. */
 class MemorySampler {
   peakRss = 0;
@@ -124,12 +135,17 @@ class MemorySampler {
     }, 1_000);
   }
 
-  async sample(url: string): Promise<{ rss: number; heap: number } | undefined> {
+  async sample(url: string): Promise<MemorySample | undefined> {
     const text = await metricsText(url);
     const rss = text === undefined ? undefined : metricSum(text, 'process_resident_memory_bytes');
     if (text === undefined || rss === undefined) return undefined;
     this.peakRss = Math.max(this.peakRss, rss);
-    return { rss, heap: metricSum(text, 'nodejs_heap_size_used_bytes') ?? 0 };
+    return {
+      rss,
+      heap: metricSum(text, 'nodejs_heap_size_used_bytes') ?? 0,
+      heapTotal: metricSum(text, 'nodejs_heap_size_total_bytes') ?? 0,
+      external: metricSum(text, 'nodejs_external_memory_bytes') ?? 0,
+    };
   }
 
   reset(): void {
@@ -199,7 +215,7 @@ async function memory(ctx: Context): Promise<void> {
   const { fed, memory: sampler, url } = ctx;
   const startedAt = performance.now();
   // Five samples over 8 s once idle: the settled figure, not a moment of garbage.
-  const samples: { rss: number; heap: number }[] = [];
+  const samples: MemorySample[] = [];
   for (let i = 0; i < 5; i++) {
     const s = await sampler.sample(url);
     if (s !== undefined) samples.push(s);
@@ -210,6 +226,8 @@ async function memory(ctx: Context): Promise<void> {
   print(
     `memory controlplane_rss_mib=${mib(median(samples.map((s) => s.rss)))} ` +
       `controlplane_heap_mib=${mib(median(samples.map((s) => s.heap)))} ` +
+      `controlplane_heap_total_mib=${mib(median(samples.map((s) => s.heapTotal)))} ` +
+      `controlplane_external_mib=${mib(median(samples.map((s) => s.external)))} ` +
       `controlplane_peak_rss_mib=${mib(sampler.peakRss)} kube_apiserver_rss_mib=${mib(apiRss)} ` +
       `phase_s=${secs(since(startedAt))}`,
   );
