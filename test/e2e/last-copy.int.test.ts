@@ -88,6 +88,14 @@ async function identityOnMember1(name: string): Promise<Identity> {
   };
 }
 
+/** Ready (status, reason, since) and taints of a cluster, for a failure message. */
+async function clusterState(name: string): Promise<string> {
+  const c = await fed.clusters.get(name);
+  const ready = findCondition(c.status, 'Ready');
+  const taints = (c.spec.taints ?? []).map((t) => `${t.key}:${t.effect}`).join(', ');
+  return `Ready=${ready?.status ?? 'absent'} (${ready?.reason ?? ''} since ${ready?.lastTransitionTime ?? '?'}), taints [${taints}]`;
+}
+
 const tasksFrom = async (name: string): Promise<string[]> =>
   ((await binding(fed, name))?.spec.gracefulEvictionTasks ?? []).map((t) => t.fromCluster);
 
@@ -123,7 +131,10 @@ describe('one outage of member1, longer than the graceful eviction timeout', () 
     await fed.killAgent('member1');
     await until(
       'member1 tainted not-ready:NoExecute',
-      async () => (await clusterTaint(fed, 'member1', TAINTS.notReadyExecute)) !== undefined,
+      async () => {
+        if ((await clusterTaint(fed, 'member1', TAINTS.notReadyExecute)) !== undefined) return true;
+        throw new Error(`not yet; member1 is ${await clusterState('member1')}`); // named on timeout
+      },
       (grace + hold) * 1000 + 30_000,
     );
     await until('solo evicted (task from member1)', async () =>

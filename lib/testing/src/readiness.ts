@@ -57,6 +57,7 @@ export async function waitUntil(
     if (reason !== undefined) throw new Error(`${what}: ${reason}`);
     try {
       if (await probe()) return Date.now();
+      last = undefined; // the timeout names the last look's error, not one long past
     } catch (err: unknown) {
       if (opts.retryErrors !== true) throw err;
       last = err;
