@@ -296,6 +296,41 @@ describe('StringPool and cachedCopy', () => {
     expect(pool.size).toBe(1);
   });
 
+  it("shares the long values of fields that repeat: messages and a policy's applied placement", () => {
+    const pool = new StringPool();
+    const message = 'Failed to apply all works, see status.aggregatedStatus for details'; // 66 characters
+    const placement = JSON.stringify({
+      clusterAffinity: { clusterNames: ['member001', 'member002'] },
+    }).repeat(2);
+    const binding = (uid: string) => ({
+      metadata: {
+        name: `web-${uid}`,
+        uid,
+        annotations: {
+          'policy.karmada.io/applied-placement': [placement].join(''),
+          note: [placement].join(''),
+        },
+      },
+      status: { conditions: [{ type: 'FullyApplied', message: [message].join('') }] },
+    });
+    cachedCopy(binding('u-1'), pool);
+    // web-u-1, FullyApplied, the message and the placement; not the same placement under `note`
+    expect(pool.size).toBe(4);
+    expect(cachedCopy(binding('u-2'), pool)).toEqual(binding('u-2'));
+    expect(pool.size).toBe(5); // and web-u-2
+    pool.share('m'.repeat(4097), true); // past 4,096 characters: not pooled
+    expect(pool.size).toBe(5);
+  });
+
+  it('starts afresh beyond its bound of characters', () => {
+    const pool = new StringPool(100, 10);
+    pool.share('abcd');
+    pool.share('efgh');
+    expect(pool.size).toBe(2);
+    pool.share('ijkl');
+    expect(pool.size).toBe(1);
+  });
+
   it('starts afresh beyond its bound', () => {
     const pool = new StringPool(2);
     pool.share('a');

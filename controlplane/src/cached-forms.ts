@@ -19,11 +19,12 @@
  * template's annotations travel to the member clusters, and an object written back from the cache
  * must not lose them.
  *
- * The objects are also rebuilt with their short strings shared: a watch event's JSON gives every
- * value a string of its own, so 10,000 bindings, their templates and Works held tens of thousands
- * of copies each of `Deployment`, `apps/v1`, the members' names, condition reasons and messages.
- * Values are the same, only held once (see {@link StringPool}); uids and resourceVersions, unique
- * to an object, are left out of the pool.
+ * The objects are also copied with their strings shared: a watch event's JSON gives every value a
+ * string of its own, so 10,000 bindings, their templates and Works held tens of thousands of
+ * copies each of `Deployment`, `apps/v1`, the members' names, condition reasons and messages, and
+ * each binding a copy of its policy's placement. Values are the same, only held once (see
+ * {@link StringPool}): short strings, and the longer values of fields known to repeat; uids and
+ * resourceVersions, unique to an object, are left out of the pool.
  */
 import { createHash } from 'node:crypto';
 import { sameJsonKey, workKind, type Manifest, type Work, type WorkloadTemplate } from '@kf/api';
@@ -37,8 +38,20 @@ type CompactWorkload = WorkloadTemplate & { readonly [MANIFESTS_DIGEST]: string 
 /** The transform of the shared cache of `resource`. */
 export function cachedFormFor(resource: ResourceDescriptor): (o: KubeObject) => KubeObject {
   if (resource.group === workKind.group && resource.plural === workKind.plural)
-    return (o) => cachedCopy(withCompactManifests(o as unknown as Work) as unknown as KubeObject);
+    return (o) => cachedWork(o as unknown as Work);
   return (o) => cachedCopy(o);
+}
+
+/** A Work as the cache keeps it: manifests reduced to identities, then copied as any object. */
+function cachedWork(w: Work): Work {
+  const compact = withCompactManifests(w);
+  const copy = cachedCopy(compact as unknown as KubeObject) as unknown as Work;
+  const digest = compactDigestOf(compact.spec.workload);
+  // JSON has no symbols: the digest goes back on the copy's workload.
+  if (digest !== undefined && copy.spec.workload !== undefined) {
+    (copy.spec.workload as Record<symbol, unknown>)[MANIFESTS_DIGEST] = digest;
+  }
+  return copy;
 }
 
 /**
@@ -52,11 +65,39 @@ interface LeftOut {
 const LEFT_OUT_OF_CACHES: LeftOut = { metadata: { managedFields: true } };
 
 /**
- * One copy of an object as a cache keeps it: its short strings the pool's, and
- * `metadata.managedFields` left out in the same walk.
+ * One copy of an object as a cache keeps it: `metadata.managedFields` left out and its strings
+ * the pool's. The copy is made by JSON (what the API server sent is JSON, so nothing is lost):
+ * V8 gives an object JSON.parse makes exactly the room its properties need, where one built
+ * property by property gets spare slots and, past a few properties, a second block for them (at
+ * 10,000 bindings a sixth more memory for the same caches). Symbol-keyed properties are not
+ * copied.
  */
 export function cachedCopy<T extends KubeObject>(o: T, pool: StringPool = processPool): T {
-  return shareEntries(o, pool, LEFT_OUT_OF_CACHES) as T;
+  const leftOut = leftOutFields(o, LEFT_OUT_OF_CACHES);
+  const text = JSON.stringify(o, function (this: unknown, key: string, value: unknown) {
+    return leftOut.get(this)?.has(key) === true ? undefined : value;
+  });
+  return shareInPlace(JSON.parse(text) as unknown, pool) as T;
+}
+
+/** The objects within `o` that hold a field `rule` leaves out, with those fields' names. */
+function leftOutFields(
+  o: unknown,
+  rule: LeftOut,
+  into = new Map<unknown, Set<string>>(),
+): Map<unknown, Set<string>> {
+  if (!isPlainObject(o)) return into;
+  for (const [field, sub] of Object.entries(rule)) {
+    if (!Object.hasOwn(o, field)) continue;
+    if (sub === true) {
+      let fields = into.get(o);
+      if (fields === undefined) into.set(o, (fields = new Set()));
+      fields.add(field);
+    } else {
+      leftOutFields((o as Record<string, unknown>)[field], sub, into);
+    }
+  }
+  return into;
 }
 
 function isPlainObject(v: unknown): v is object {
@@ -65,28 +106,45 @@ function isPlainObject(v: unknown): v is object {
 
 /** Strings up to this length are shared; longer ones are rarely repeated. */
 const SHARED_MAX_LENGTH = 64;
+/**
+ * Fields whose longer values repeat across objects, shared up to {@link SHARED_LONG_MAX_LENGTH}:
+ * condition messages, and the placement a policy applied, the same JSON on each of its bindings.
+ */
+const SHARED_LONG_FIELDS: ReadonlySet<string> = new Set([
+  'message',
+  'policy.karmada.io/applied-placement',
+  'clusterpolicy.karmada.io/applied-placement',
+]);
+const SHARED_LONG_MAX_LENGTH = 4096;
 /** Values of these fields are unique to an object: sharing them would only grow the pool. */
 const UNSHARED_FIELDS: ReadonlySet<string> = new Set(['uid', 'resourceVersion']);
 
 /**
- * One copy of each short string the caches hold. Bounded: beyond `maxStrings` it starts afresh,
- * which costs only sharing (the strings already held stay where they are).
+ * One copy of each short string the caches hold. Bounded by strings and by characters: beyond
+ * either it starts afresh, which costs only sharing (the strings already held stay where they are).
  */
 export class StringPool {
   readonly #strings = new Map<string, string>();
   readonly #maxStrings: number;
+  readonly #maxChars: number;
+  #chars = 0;
 
-  constructor(maxStrings = 200_000) {
+  constructor(maxStrings = 200_000, maxChars = 4_000_000) {
     this.#maxStrings = maxStrings;
+    this.#maxChars = maxChars;
   }
 
-  /** The pool's copy of `s` (`s` itself the first time). */
-  share(s: string): string {
-    if (s.length > SHARED_MAX_LENGTH) return s;
+  /** The pool's copy of `s` (`s` itself the first time); `long` for a field whose long values repeat. */
+  share(s: string, long = false): string {
+    if (s.length > (long ? SHARED_LONG_MAX_LENGTH : SHARED_MAX_LENGTH)) return s;
     const held = this.#strings.get(s);
     if (held !== undefined) return held;
-    if (this.#strings.size >= this.#maxStrings) this.#strings.clear();
+    if (this.#strings.size >= this.#maxStrings || this.#chars + s.length > this.#maxChars) {
+      this.#strings.clear();
+      this.#chars = 0;
+    }
     this.#strings.set(s, s);
+    this.#chars += s.length;
     return s;
   }
 
@@ -97,23 +155,32 @@ export class StringPool {
 
 const processPool = new StringPool();
 
-function shareValue(v: unknown, field: string | undefined, pool: StringPool): unknown {
-  if (typeof v === 'string') return field !== undefined && UNSHARED_FIELDS.has(field) ? v : pool.share(v);
-  if (Array.isArray(v)) return v.map((x: unknown) => shareValue(x, field, pool));
-  if (v === null || typeof v !== 'object') return v;
-  return shareEntries(v, pool);
+function shareString(s: string, field: string | undefined, pool: StringPool): string {
+  if (field !== undefined && UNSHARED_FIELDS.has(field)) return s;
+  return pool.share(s, field !== undefined && SHARED_LONG_FIELDS.has(field));
 }
 
-function shareEntries(v: object, pool: StringPool, leftOut?: LeftOut): Record<string | symbol, unknown> {
-  const out: Record<string | symbol, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const rule = leftOut !== undefined && Object.hasOwn(leftOut, k) ? leftOut[k] : undefined;
-    if (rule === true) continue;
-    out[k] = rule !== undefined && isPlainObject(x) ? shareEntries(x, pool, rule) : shareValue(x, k, pool);
+/**
+ * Replaces the strings of a value JSON.parse just made with the pool's copies, in place: a
+ * property written again with a value of the same kind keeps the object's layout. An array's
+ * strings count as values of the field that holds the array.
+ */
+function shareInPlace(v: unknown, pool: StringPool, field?: string): unknown {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'string') v[i] = shareString(x, field, pool);
+      else if (x !== null && typeof x === 'object') shareInPlace(x, pool, field);
+    }
+  } else if (v !== null && typeof v === 'object') {
+    const record = v as Record<string, unknown>;
+    for (const k of Object.keys(record)) {
+      const x = record[k];
+      if (typeof x === 'string') record[k] = shareString(x, k, pool);
+      else if (x !== null && typeof x === 'object') shareInPlace(x, pool, k);
+    }
   }
-  // A compact Work's digest (a symbol-keyed property) stays as it is.
-  for (const k of Object.getOwnPropertySymbols(v)) out[k] = (v as Record<symbol, unknown>)[k];
-  return out;
+  return v;
 }
 
 /** The digest of a list of manifests: equal for two lists exactly when isSameJson holds. */
