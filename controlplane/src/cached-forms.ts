@@ -55,53 +55,19 @@ function cachedWork(w: Work): Work {
 }
 
 /**
- * Fields a cached copy leaves out: `true` leaves the field out, a nested rule fields within it
- * (so a field of that name deeper in the object, in a manifest say, stays).
- */
-interface LeftOut {
-  readonly [field: string]: true | LeftOut;
-}
-
-const LEFT_OUT_OF_CACHES: LeftOut = { metadata: { managedFields: true } };
-
-/**
- * One copy of an object as a cache keeps it: `metadata.managedFields` left out and its strings
- * the pool's. The copy is made by JSON (what the API server sent is JSON, so nothing is lost):
- * V8 gives an object JSON.parse makes exactly the room its properties need, where one built
- * property by property gets spare slots and, past a few properties, a second block for them (at
- * 10,000 bindings a sixth more memory for the same caches). Symbol-keyed properties are not
- * copied.
+ * One copy of an object as a cache keeps it: `metadata.managedFields` left out (only the object's
+ * own: a field of that name deeper in it, in a manifest say, is data) and its strings the pool's.
+ * The copy is made by JSON (what the API server sent is JSON, so nothing is lost): V8 gives an
+ * object JSON.parse makes exactly the room its properties need, where one built property by
+ * property gets spare slots and, past a few properties, a second block for them (at 10,000
+ * bindings a sixth more memory for the same caches). Symbol-keyed properties are not copied.
  */
 export function cachedCopy<T extends KubeObject>(o: T, pool: StringPool = processPool): T {
-  const leftOut = leftOutFields(o, LEFT_OUT_OF_CACHES);
+  const metadata: unknown = o.metadata;
   const text = JSON.stringify(o, function (this: unknown, key: string, value: unknown) {
-    return leftOut.get(this)?.has(key) === true ? undefined : value;
+    return key === 'managedFields' && this === metadata ? undefined : value;
   });
   return shareInPlace(JSON.parse(text) as unknown, pool) as T;
-}
-
-/** The objects within `o` that hold a field `rule` leaves out, with those fields' names. */
-function leftOutFields(
-  o: unknown,
-  rule: LeftOut,
-  into = new Map<unknown, Set<string>>(),
-): Map<unknown, Set<string>> {
-  if (!isPlainObject(o)) return into;
-  for (const [field, sub] of Object.entries(rule)) {
-    if (!Object.hasOwn(o, field)) continue;
-    if (sub === true) {
-      let fields = into.get(o);
-      if (fields === undefined) into.set(o, (fields = new Set()));
-      fields.add(field);
-    } else {
-      leftOutFields((o as Record<string, unknown>)[field], sub, into);
-    }
-  }
-  return into;
-}
-
-function isPlainObject(v: unknown): v is object {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Strings up to this length are shared; longer ones are rarely repeated. */
