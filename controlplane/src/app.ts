@@ -37,6 +37,8 @@ import {
   ConfigError,
   Manager,
   controllerRunnable,
+  heapCompactionMetrics,
+  idleCompaction,
   createControllerMetrics,
   startEndpointServers,
   systemClock,
@@ -398,6 +400,9 @@ async function runControlPlane(
     ];
     if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);
   });
+  if (config.idleHeapCompaction) {
+    manager.add(idleCompaction({ log, clock, onCompacted: heapCompactionMetrics(deps.registry) }));
+  }
   const runnerDeps = wiring.runner;
   for (const spec of controllers) manager.add(controllerRunnable(spec, runnerDeps));
   log.info({ controllers: controllers.map((c) => c.name) }, 'controllers enabled');
