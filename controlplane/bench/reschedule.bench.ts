@@ -144,7 +144,7 @@ async function measureFloor(
   await fed.controlPlaneProcess.stop();
   const kubeConfig = fed.controlPlaneKubeConfig();
   const rounds = [
-    { from: 'member1', to: 'member2', eventsPerBinding: 4, concurrency },
+    { from: 'member1', to: 'member2', eventsPerBinding: 5, concurrency },
     { from: 'member2', to: 'member1', eventsPerBinding: 0, concurrency },
   ];
   for (const round of rounds) {

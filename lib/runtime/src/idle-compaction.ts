@@ -47,15 +47,18 @@ export interface CompactionPolicy {
 
 /**
  * At 10,000 bindings the heap held 55 to 90 MiB it did not use once the work queues emptied (30 to
- * 50 % of it). A heap that regrows between full collections in steady state (by half of what
- * survived, with the control plane's `--heap-growing-percent=50`, and a young generation of up to
- * 32 MiB) can reach a third of slack too, so an idle process may compact every few minutes: the
- * interval bounds that to one pause per five minutes. Events written at their pace (50 a second)
- * keep the loop busy for a few percent of the time, well under the busy limit.
+ * 50 % of it); at 5,000, 111 MiB of pages for 66 MiB in use, which a floor of 32 MiB of slack
+ * missed whenever a look fell late between two collections (used memory includes the garbage not
+ * yet collected), so the floor is 16 MiB: a smaller heap compacts in a shorter pause. A heap that
+ * regrows between full collections in steady state (by half of what survived, with the control
+ * plane's `--heap-growing-percent=50`, and a young generation of up to 16 MiB) can reach a third of
+ * slack too, so an idle process may compact every few minutes: the interval bounds that to one
+ * pause per five minutes. Events written at their pace (50 a second) keep the loop busy for 5 to
+ * 7 % of the time, well under the busy limit.
  */
 export const DEFAULT_COMPACTION_POLICY: CompactionPolicy = {
   maxBusyRatio: 0.25,
-  minSlackBytes: 32 * 2 ** 20,
+  minSlackBytes: 16 * 2 ** 20,
   minSlackRatio: 0.25,
   minIntervalMs: 5 * 60_000,
 };
