@@ -89,10 +89,6 @@ const ROWS: readonly Row[] = [
     label: 'placement CPU, ms per binding',
     value: (p, s) => fixed((field(p, 'setup', 'controlplane_cpu_s') * 1000) / s.bindings),
   },
-  {
-    label: 'RSS as the queues emptied, MiB',
-    value: (p) => whole(field(p, 'memory', 'controlplane_idle_rss_mib')),
-  },
   { label: 'RSS settled, MiB', value: (p) => whole(field(p, 'memory', 'controlplane_rss_mib')) },
   { label: 'RSS peak, MiB', value: (p) => whole(field(p, 'memory', 'controlplane_peak_rss_mib')) },
   { label: 'heap used, MiB', value: (p) => whole(field(p, 'memory', 'controlplane_heap_mib')) },
