@@ -122,6 +122,20 @@ describe('Deployment with a Divided static-weight policy', () => {
       });
   });
 
+  it('puts the summed status back into the Deployment when another writer changes it', async () => {
+    // The controller compares against its cached Deployment; a change there must wake it.
+    await retryOnConflict(async () => {
+      const d = await h.deployments.get('default/web');
+      await h.deployments.replaceStatus({
+        ...d,
+        status: { ...d.status, readyReplicas: 0, availableReplicas: 0 },
+      });
+    });
+    await expect
+      .poll(async () => (await h.deployments.get('default/web')).status?.readyReplicas, POLL)
+      .toBe(3);
+  });
+
   it('moves the Works when member1 is tainted NoExecute and evicted, keeping its Work while the eviction task lasts', async () => {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     await h.clusters.mergePatch('member1', {

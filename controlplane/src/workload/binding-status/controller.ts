@@ -6,9 +6,10 @@
  * A kind with an AggregateStatus script (a ResourceInterpreterCustomization) has its template
  * status from that script (see template-status.ts); whether it works is the binding's
  * `StatusAggregated` condition, a failure retried with backoff.
- * Watches bindings, Works (→ their binding, by annotation) and customizations (→ the bindings of
- * their kinds). Writes binding status and the template's status subresource, each only when it
- * changed; events AggregateStatusSucceed / AggregateStatusFailed on a change of FullyApplied.
+ * Watches bindings, Works (→ their binding, by annotation), templates (→ their binding, by name)
+ * and customizations (→ the bindings of their kinds). Writes binding status and the template's
+ * status subresource, each only when it changed; events AggregateStatusSucceed /
+ * AggregateStatusFailed on a change of FullyApplied.
  */
 import {
   findCondition,
@@ -23,6 +24,7 @@ import {
   OwnWrites,
   isNotFound,
   joinKey,
+  keyOf,
   updateWithRetry,
   type EventRecorder,
   type WatchCache,
@@ -48,6 +50,7 @@ import { withoutKeys } from '../defined-fields.ts';
 import { aggregate, type Aggregation } from './aggregate.ts';
 import { aggregatesStatus, templateStatus } from './template-status.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
+import { bindingNameFor } from '../../names.ts';
 
 export interface BindingStatusDeps {
   readonly bindings: BindingStore;
@@ -69,6 +72,11 @@ function scheduledBinding(b: ResourceBinding): readonly string[] {
     : [joinKey(b.metadata.namespace, b.metadata.name ?? '')];
 }
 
+/** The binding a template is propagated by (named after it, in its namespace). */
+function bindingOfTemplate(t: ResourceTemplate): readonly string[] {
+  return [joinKey(t.metadata.namespace, bindingNameFor(t.kind ?? '', t.metadata.name ?? ''))];
+}
+
 function readChanged(b: ResourceBinding, old: ResourceBinding): boolean {
   return changedOutsideStatus(b, old) || b.status?.lastScheduledTime !== old.status?.lastScheduledTime;
 }
@@ -76,6 +84,13 @@ function readChanged(b: ResourceBinding, old: ResourceBinding): boolean {
 export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec {
   const worksOf = worksByBinding(deps.works);
   const own = new OwnWrites();
+  // Templates of every kind in one record: the kind is part of the name.
+  const ownTemplates = new OwnWrites({
+    identify: (t) => `${t.apiVersion ?? ''}/${t.kind ?? ''}/${keyOf(t)}`,
+  });
+  const wrote = (t: ResourceTemplate): void => {
+    ownTemplates.wrote(t);
+  };
   return {
     name: 'binding-status',
     workers: WORKLOAD_WORKERS,
@@ -87,6 +102,12 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       keysFrom(deps.works, (w) => {
         const key = bindingKeyOfWork(w);
         return key === undefined ? [] : [key];
+      }),
+      // The template's status is checked against the cached template (see reflectIntoTemplate):
+      // a change of it, by anyone but this controller, is looked at again.
+      keysFrom(deps.templates, bindingOfTemplate, {
+        isEcho: (t) => ownTemplates.isEcho(t),
+        listsKeys: false,
       }),
       bindingsOfChangedKinds(deps.bindings, deps.interpreter),
     ],
@@ -100,7 +121,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       const latest = await writeBindingStatus(deps, { key, b, aggregation }, { log, now, signal });
       if (latest !== b) own.wrote(latest);
       const interpreter = currentInterpreter(deps.interpreter);
-      const outcome = await reflectIntoTemplate(deps, b, aggregation.items, { interpreter, signal });
+      const outcome = await reflectIntoTemplate(deps, b, aggregation.items, { interpreter, signal, wrote });
       if (outcome === undefined) return converged();
       await reportScriptOutcome(
         deps,
@@ -147,44 +168,76 @@ async function writeBindingStatus(
 }
 
 /**
- * Re-reads the template from the API server (its status must not be computed from a stale copy)
- * and writes the status its clusters add up to. Returns what the AggregateStatus script came to
- * (`none`: the kind has no script), or undefined when the template was not looked at.
+ * Writes the status the template's clusters add up to, when the cached template shows another.
+ * Most reconciles (a binding moved, a Work of it changed) find the template's status already as
+ * it adds up: one read of the API server each, in a mass failover several per binding moved,
+ * for nothing. A cached copy that lags is no risk: its change wakes this controller again (the
+ * templates are a source). A write starts from a fresh read (its status must not be computed from
+ * a stale copy, nor a stale copy's metadata written back). Returns what the AggregateStatus script
+ * came to (`none`: the kind has no script), or undefined when the template was not looked at.
  */
 async function reflectIntoTemplate(
   deps: BindingStatusDeps,
   b: ResourceBinding,
   items: readonly AggregatedStatusItem[],
-  ctx: { readonly interpreter: ResourceInterpreter | undefined; readonly signal: AbortSignal },
+  ctx: {
+    readonly interpreter: ResourceInterpreter | undefined;
+    readonly signal: AbortSignal;
+    /** The template as a write of its status returned it. */
+    readonly wrote: (t: ResourceTemplate) => void;
+  },
 ): Promise<ScriptOutcome<unknown> | undefined> {
   const { interpreter, signal } = ctx;
   const r = b.spec.resource;
   if (!aggregatesStatus(r.apiVersion, r.kind, interpreter)) return { kind: 'none' };
   const client = deps.templates.client(r.apiVersion, r.kind);
   const key = joinKey(r.namespace, r.name);
-  if (client === undefined || deps.templates.get(r.apiVersion, r.kind, key) === undefined) return undefined;
+  const cached = deps.templates.get(r.apiVersion, r.kind, key);
+  if (client === undefined || cached === undefined) return undefined;
+  const planned = foldedTemplate(cached, items, interpreter, r.uid);
+  if (planned.next === undefined) return planned.outcome;
   let outcome: ScriptOutcome<unknown> | undefined;
   try {
     await updateWithRetry<ResourceTemplate>({
       read: () => client.get(key, { signal }),
       mutate: (current) => {
-        if (r.uid !== undefined && current.metadata.uid !== r.uid) return undefined;
-        const folded = templateStatus(current, items, interpreter);
-        outcome =
-          folded.kind === 'failed'
-            ? folded
-            : folded.kind === 'status' && folded.scripted
-              ? { kind: 'succeeded', value: undefined }
-              : { kind: 'none' };
-        if (folded.kind !== 'status' || isSameJson(current.status, folded.status)) return undefined;
-        // No status from the script: the template's goes, as upstream writes what it returned.
-        const rest = { ...withoutKeys(current, ['status']), metadata: current.metadata };
-        return folded.status === undefined ? rest : { ...rest, status: folded.status };
+        const folded = foldedTemplate(current, items, interpreter, r.uid);
+        outcome = folded.outcome;
+        return folded.next;
       },
-      write: (next) => client.replaceStatus(next, { signal }),
+      write: async (next) => {
+        const written = await client.replaceStatus(next, { signal });
+        ctx.wrote(written);
+        return written;
+      },
     });
   } catch (err: unknown) {
     if (!isNotFound(err)) throw err; // the template is gone: nothing to report into
   }
   return outcome;
+}
+
+/**
+ * The template with the status its clusters add up to (`next`; undefined when it has that status
+ * already, or is another object of the same name), and what the AggregateStatus script came to.
+ */
+function foldedTemplate(
+  current: ResourceTemplate,
+  items: readonly AggregatedStatusItem[],
+  interpreter: ResourceInterpreter | undefined,
+  uid: string | undefined,
+): { readonly next: ResourceTemplate | undefined; readonly outcome: ScriptOutcome<unknown> | undefined } {
+  if (uid !== undefined && current.metadata.uid !== uid) return { next: undefined, outcome: undefined };
+  const folded = templateStatus(current, items, interpreter);
+  const outcome: ScriptOutcome<unknown> =
+    folded.kind === 'failed'
+      ? folded
+      : folded.kind === 'status' && folded.scripted
+        ? { kind: 'succeeded', value: undefined }
+        : { kind: 'none' };
+  if (folded.kind !== 'status' || isSameJson(current.status, folded.status))
+    return { next: undefined, outcome };
+  // No status from the script: the template's goes, as upstream writes what it returned.
+  const rest = { ...withoutKeys(current, ['status']), metadata: current.metadata };
+  return { next: folded.status === undefined ? rest : { ...rest, status: folded.status }, outcome };
 }
