@@ -48,7 +48,7 @@ import {
   type Logger,
 } from '@kf/runtime';
 import type { BindingStore } from './bindings.ts';
-import { isControllerEnabled, type ControlPlaneConfig } from './cli.ts';
+import { BUSY_QUEUED_KEYS, isControllerEnabled, type ControlPlaneConfig } from './cli.ts';
 import { clusterHealthController } from './controllers/cluster-health/controller.ts';
 import { MemberObservations } from './controllers/cluster-health/observations.ts';
 import { clusterTaintsController } from './controllers/cluster-taints/controller.ts';
@@ -346,18 +346,21 @@ async function runControlPlane(
   const random = deps.random ?? Math.random;
   const log = deps.log;
   const kubeConfig = deps.kubeConfig ?? loadControlPlaneKubeConfig(config.kubeconfig);
+  const controllerMetrics = createControllerMetrics(deps.registry);
   // Paced Events wait in the queue during a mass failover: room for five per binding of a
   // thousand-binding cluster, beyond which they are dropped (as client-go's recorder drops them).
+  // While the controllers hold a backlog, Events slow further: the moves go first.
   const events = new EventRecorder({
     kubeConfig,
     component: EVENT_COMPONENT,
     log,
     clock,
     pace: config.eventPace,
+    busy: () => controllerMetrics.queuedKeys() >= BUSY_QUEUED_KEYS,
     maxPending: 10_000,
   });
   const wiring: ControlPlaneWiring = {
-    runner: { log, clock, random, metrics: createControllerMetrics(deps.registry) },
+    runner: { log, clock, random, metrics: controllerMetrics },
     config,
     kubeConfig,
     log,

@@ -52,7 +52,7 @@ describe('controlplane run', () => {
       enableNoExecuteTaintEviction: false,
       noExecuteTaintEvictionPurgeMode: 'Gracefully',
       evictionPacing: { ratePerSecond: 50, burst: 100 },
-      eventPace: { ratePerSecond: 50, burst: 100 },
+      eventPace: { ratePerSecond: 50, burst: 100, busyRatePerSecond: 5 },
       failBackMaxInFlight: 10,
       featureGates: { Failover: false, GracefulEviction: true },
       controllers: ['*'],
@@ -97,9 +97,20 @@ describe('controlplane run', () => {
 
   it('paces Events by --event-qps and --event-burst; 0 lifts the pace', async () => {
     vi.stubEnv('KF_EVENT_BURST', '7');
-    expect((await run('--event-qps=0')).eventPace).toEqual({ ratePerSecond: 0, burst: 7 });
+    expect((await run('--event-qps=0')).eventPace).toEqual({
+      ratePerSecond: 0,
+      burst: 7,
+      busyRatePerSecond: 5,
+    });
     await expect(run('--event-burst=0')).rejects.toThrow(/event-burst/);
     await expect(run('--event-qps=-1')).rejects.toThrow(/event-qps/);
+  });
+
+  it('slows Events to --event-busy-qps while the controllers hold a backlog; 0 keeps the pace', async () => {
+    vi.stubEnv('KF_EVENT_BUSY_QPS', '2');
+    expect((await run()).eventPace.busyRatePerSecond).toBe(2);
+    expect((await run('--event-busy-qps=0')).eventPace.busyRatePerSecond).toBe(0);
+    await expect(run('--event-busy-qps=-1')).rejects.toThrow(/event-busy-qps/);
   });
 
   it('accepts the deprecated --failover-eviction-timeout', async () => {

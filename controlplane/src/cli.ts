@@ -49,6 +49,13 @@ import type { ExplainConfig } from './workload/explain/run.ts';
 
 export const CONTROLPLANE_VERSION = '0.1.0';
 
+/**
+ * Keys waiting in the controllers' queues, all together, from which the process counts as busy
+ * and its Events slow to `--event-busy-qps`: a steady fleet's heartbeats and status reports queue
+ * a few keys at a time; a mass failover queues one or more per binding it moves.
+ */
+export const BUSY_QUEUED_KEYS = 50;
+
 export interface LeaderElectionConfig extends LeaderElectionTimings {
   readonly enabled: boolean;
   readonly namespace: string;
@@ -69,7 +76,7 @@ export interface ControlPlaneConfig extends ServingConfig, MemberHostConfig {
   readonly enableNoExecuteTaintEviction: boolean;
   readonly noExecuteTaintEvictionPurgeMode: TaintEvictionPurgeMode;
   readonly evictionPacing: EvictionPacing;
-  /** `--event-qps`, `--event-burst`: how fast Events are written. */
+  /** `--event-qps`, `--event-burst`, `--event-busy-qps`: how fast Events are written. */
   readonly eventPace: EventPace;
   /** `--idle-heap-compaction`: give the heap's empty pages back once a busy spell is over. */
   readonly idleHeapCompaction: boolean;
@@ -187,6 +194,7 @@ export interface RunOptions extends LeaderElectionTimingOptions, ServingOptions,
   resourceEvictionBurst: number;
   eventQps: number;
   eventBurst: number;
+  eventBusyQps: number;
   idleHeapCompaction: boolean;
   failBackMaxInFlight: number;
   fenceReleaseMargin: number;
@@ -253,7 +261,7 @@ export function toRunConfig(
           ? purgeModes.directly
           : DEFAULT_NO_EXECUTE_TAINT_EVICTION_PURGE_MODE,
       evictionPacing: { ratePerSecond: o.resourceEvictionRate, burst: o.resourceEvictionBurst },
-      eventPace: { ratePerSecond: o.eventQps, burst: o.eventBurst },
+      eventPace: { ratePerSecond: o.eventQps, burst: o.eventBurst, busyRatePerSecond: o.eventBusyQps },
       idleHeapCompaction: o.idleHeapCompaction,
       failBackMaxInFlight: o.failBackMaxInFlight,
       fenceReleaseMarginMs: o.fenceReleaseMargin,
@@ -340,6 +348,14 @@ function evictionFlags(cmd: Command): Command {
       flag('--event-burst <n>', 'Events written at once after a quiet period')
         .argParser(parsePositiveInt)
         .default(DEFAULT_EVENT_PACE.burst),
+    )
+    .addOption(
+      flag(
+        '--event-busy-qps <per-second>',
+        `Events written per second, with no burst, while the controllers' queues hold ${String(BUSY_QUEUED_KEYS)} keys or more (a mass failover under way), so that the writes moving workloads go first (0: the same pace as when idle)`,
+      )
+        .argParser(parseRate)
+        .default(DEFAULT_EVENT_PACE.busyRatePerSecond ?? 0),
     )
     .addOption(
       boolFlag(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startPace, takeToken, type EventPace, type PaceState } from './event-pace.ts';
+import { paceWhile, startPace, takeToken, type EventPace, type PaceState } from './event-pace.ts';
 
 /** Takes tokens at `nowMs` until one must wait; how many were taken and the wait. */
 function drain(
@@ -56,5 +56,39 @@ describe('event pace', () => {
     const r = drain(tight, startPace(tight, 0), 0);
     expect(r.taken).toBe(1);
     expect(r.waitMs).toBe(100);
+  });
+});
+
+describe('event pace while busy', () => {
+  const pace: EventPace = { ratePerSecond: 50, burst: 100, busyRatePerSecond: 5 };
+
+  it('is the pace itself when not busy', () => {
+    expect(paceWhile(pace, false)).toBe(pace);
+  });
+
+  it('gives one write at once from a full bucket, then one every 1/busy rate seconds', () => {
+    const busy = paceWhile(pace, true);
+    expect(busy).toEqual({ ratePerSecond: 5, burst: 1 });
+    const first = drain(busy, startPace(pace, 0), 0);
+    expect(first.taken).toBe(1);
+    expect(first.waitMs).toBe(200);
+    expect(drain(busy, first.state, 10_000).taken).toBe(1);
+  });
+
+  it('refills toward the burst at the idle rate once the busy spell ends', () => {
+    const spent = drain(paceWhile(pace, true), startPace(pace, 0), 0).state;
+    expect(drain(pace, spent, 1_000).taken).toBe(50);
+    expect(drain(pace, spent, 60_000).taken).toBe(100);
+  });
+
+  it('changes nothing without a busy rate, at a busy rate of 0 or less, or without a pace', () => {
+    for (const p of [
+      { ratePerSecond: 50, burst: 100 },
+      { ratePerSecond: 50, burst: 100, busyRatePerSecond: 0 },
+      { ratePerSecond: 50, burst: 100, busyRatePerSecond: -1 },
+      { ratePerSecond: 0, burst: 100, busyRatePerSecond: 5 },
+    ]) {
+      expect(paceWhile(p, true)).toBe(p);
+    }
   });
 });

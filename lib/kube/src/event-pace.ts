@@ -7,19 +7,39 @@
  * Work sync, on the binding and on its template), as many writes as the move itself: unpaced, they
  * take half of what the API server can write. Paced, they wait in the recorder's queue (keeping the
  * time they were recorded) and are written after the rush.
+ *
+ * While the process is busy (its controllers have a backlog of keys: a mass failover under way),
+ * even the paced Events take API server writes from the moves users wait for; `busyRatePerSecond`
+ * then replaces the rate, with no burst, and the pace comes back once the backlog is gone.
  */
 export interface EventPace {
   /** Writes added per second; 0 or less means no pace at all. */
   readonly ratePerSecond: number;
   /** Writes allowed at once after a quiet period (at least 1). */
   readonly burst: number;
+  /**
+   * Writes per second while the process is busy, without a burst. Unset, or 0 or less: the busy
+   * state changes nothing.
+   */
+  readonly busyRatePerSecond?: number;
 }
 
 /**
  * 50 a second after a burst of 100, as kubelet's defaults: beside the eviction pace's 50 bindings
  * a second (about five writes each) the API server writes at most 50 Events a second in a rush.
  */
-export const DEFAULT_EVENT_PACE: EventPace = { ratePerSecond: 50, burst: 100 };
+export const DEFAULT_EVENT_PACE: EventPace = { ratePerSecond: 50, burst: 100, busyRatePerSecond: 5 };
+
+/**
+ * The pace that holds now: `pace` itself, or while busy its busy rate with a burst of one (a
+ * bucket that was full keeps one token; the rest refills at the rate once the process is idle).
+ * Without a pace, or without a busy rate, the pace is the same busy or not.
+ */
+export function paceWhile(pace: EventPace, busy: boolean): EventPace {
+  const busyRate = pace.busyRatePerSecond ?? 0;
+  if (!busy || pace.ratePerSecond <= 0 || busyRate <= 0) return pace;
+  return { ratePerSecond: busyRate, burst: 1 };
+}
 
 export interface PaceState {
   readonly tokens: number;

@@ -10,7 +10,7 @@ import {
   truncateMessage,
   type RecordedEvent,
 } from './event-dedupe.ts';
-import { startPace, takeToken, type EventPace, type PaceState } from './event-pace.ts';
+import { paceWhile, startPace, takeToken, type EventPace, type PaceState } from './event-pace.ts';
 import { ResourceClient } from './resource-client.ts';
 import type { KubeObject, ResourceDescriptor } from './resource.ts';
 
@@ -75,6 +75,11 @@ export interface EventRecorderOptions {
   readonly maxTries?: number;
   /** How fast Events are written (default: as fast as one write at a time goes); see event-pace.ts. */
   readonly pace?: EventPace;
+  /**
+   * Whether the process is busy now (its controllers hold a backlog): the pace's busy rate then
+   * holds (see event-pace.ts). Asked before each write. Default: never busy.
+   */
+  readonly busy?: () => boolean;
 }
 
 /**
@@ -203,7 +208,8 @@ export class EventRecorder {
     for (;;) {
       if (this.flushing > 0) return;
       const nowMs = this.clock.monotonic();
-      const taken = takeToken(pace, this.paceState ?? startPace(pace, nowMs), nowMs);
+      const now = paceWhile(pace, this.opts.busy?.() ?? false);
+      const taken = takeToken(now, this.paceState ?? startPace(pace, nowMs), nowMs);
       this.paceState = taken.state;
       if (taken.waitMs === 0) return;
       // Short waits, so that a flush begun meanwhile is not held up by a slow pace.

@@ -277,6 +277,33 @@ describe('EventRecorder against a real API server', () => {
     }
   });
 
+  it('slows to its busy rate while the process is busy, and comes back to its pace after', async () => {
+    const kc = cp.cluster.kubeConfig();
+    const events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
+    let busy = true;
+    const recorder = new EventRecorder({
+      kubeConfig: kc,
+      component: 'kf-test',
+      log,
+      // Idle, the whole burst of 20 would go at once; busy, one write a second.
+      pace: { ratePerSecond: 100, burst: 20, busyRatePerSecond: 1 },
+      busy: () => busy,
+    });
+    const written = async (): Promise<number> =>
+      (await events.list({ namespace: 'default', fieldSelector: 'involvedObject.name=busy' })).items.length;
+    for (let i = 0; i < 10; i++) recorder.record({ name: 'busy' }, 'Normal', 'Busy', `event ${String(i)}`);
+
+    await new Promise((r) => setTimeout(r, 1_500));
+    const whileBusy = await written();
+    expect(whileBusy).toBeGreaterThanOrEqual(1);
+    expect(whileBusy).toBeLessThanOrEqual(3);
+    expect(recorder.waiting).toBeGreaterThan(0);
+
+    busy = false;
+    await expect.poll(written, { timeout: 5_000, interval: 100 }).toBe(10);
+    expect(recorder.waiting).toBe(0);
+  });
+
   it('writes an event whose first tries met a cut link once the link is back, and only once', async () => {
     const kc = cp.cluster.kubeConfig();
     const proxy = await TcpProxy.start({ target: kc.getCurrentCluster()?.server ?? '' });

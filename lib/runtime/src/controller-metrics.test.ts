@@ -52,6 +52,21 @@ describe('createControllerMetrics', () => {
     expect(text).toContain('karmada_failover_workqueue_work_duration_seconds_sum{controller="c"} 1.5');
   });
 
+  it("counts the keys waiting in every controller's queue, each at its last depth", () => {
+    const metrics = createControllerMetrics(new Registry());
+    expect(metrics.queuedKeys()).toBe(0);
+    const a = metrics.forController('a');
+    const b = metrics.forController('b');
+    a.queue.depth(30);
+    b.queue.depth(25);
+    expect(metrics.queuedKeys()).toBe(55);
+    a.queue.depth(2);
+    expect(metrics.queuedKeys()).toBe(27);
+    // A controller restarted gets the same hooks: its depth is not counted twice.
+    metrics.forController('b').queue.depth(0);
+    expect(metrics.queuedKeys()).toBe(2);
+  });
+
   it('refuses to register its families twice in one registry', () => {
     const registry = new Registry();
     createControllerMetrics(registry);

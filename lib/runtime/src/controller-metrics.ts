@@ -20,6 +20,8 @@ export interface ControllerMetrics {
    * (a controller restarted after leadership came back) return the same hooks.
    */
   forController(controller: string): BoundControllerMetrics;
+  /** Keys ready and waiting in every controller's queue now (not in flight, not delayed). */
+  queuedKeys(): number;
 }
 
 /** Metric hooks bound to one controller's label. */
@@ -84,6 +86,8 @@ export function createControllerMetrics(
   });
 
   const bound = new Map<string, BoundControllerMetrics>();
+  // The last depth each queue reported, summed on demand: a gauge's own value is not at hand.
+  const depths = new Map<string, number>();
   const bind = (controller: string): BoundControllerMetrics => {
     const labels = { controller };
     for (const result of RECONCILE_RESULTS) reconciles.inc({ controller, result }, 0);
@@ -97,6 +101,7 @@ export function createControllerMetrics(
       queue: {
         depth: (keys) => {
           depth.set(labels, keys);
+          depths.set(controller, keys);
         },
         added: () => {
           adds.inc(labels);
@@ -122,6 +127,11 @@ export function createControllerMetrics(
       let hooks = bound.get(controller);
       if (hooks === undefined) bound.set(controller, (hooks = bind(controller)));
       return hooks;
+    },
+    queuedKeys() {
+      let keys = 0;
+      for (const n of depths.values()) keys += n;
+      return keys;
     },
   };
 }
