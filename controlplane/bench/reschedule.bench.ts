@@ -17,7 +17,11 @@
  * alone, per binding: the control plane's reconciles, the API server's write requests and 409
  * conflicts (by resource, from kube-apiserver's own `apiserver_request_total`), and the control
  * plane's CPU seconds; and the writes of bindings and Works that changed nothing (successful
- * writes minus the changes a watch saw).
+ * writes minus the changes a watch saw), and each controller's reconciles.
+ *
+ * Then, on the same API server, its floor for the same writes (unless `--no-floor`): the control
+ * plane stopped, this process alone makes the failover's writes (api-floor.ts), with the Events and
+ * without; the seconds from the taint until every binding moved, over each floor.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -39,10 +43,13 @@ import {
   type FailoverFederation,
 } from '@kf/testing';
 import {
+  apiReads,
   apiServerMetrics,
   apiWrites,
   controlPlaneTotals,
   controllerBreakdown,
+  controllerCosts,
+  type ControllerCosts,
   grownSince,
   metricSum,
   inParallel,
@@ -56,7 +63,7 @@ import { replayFailoverWrites } from './api-floor.ts';
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    floor: { type: 'boolean', default: false },
+    'no-floor': { type: 'boolean', default: false },
     'floor-concurrency': { type: 'string', default: '32' },
   },
 });
@@ -133,20 +140,24 @@ async function watched<T extends KubeObject>(
 }
 
 /**
- * `--floor`: the control plane stopped, the failover's writes made by this process alone (see
- * api-floor.ts), once with the Events the pipeline records and once without.
+ * After the failover, on the same API server: the control plane stopped, the failover's writes
+ * made by this process alone (see api-floor.ts), once with the Events the pipeline records and
+ * once without. Every binding is on member2 by then, with member1's Works kept for their graceful
+ * eviction tasks: the rounds move them to member1 and back, each write changing something. The
+ * seconds of each round.
  */
 async function measureFloor(
   fed: FailoverFederation,
   placed: readonly ResourceBinding[],
   concurrency: number,
-): Promise<void> {
+): Promise<{ readonly withEvents: number; readonly stateWrites: number }> {
   await fed.controlPlaneProcess.stop();
   const kubeConfig = fed.controlPlaneKubeConfig();
   const rounds = [
-    { from: 'member1', to: 'member2', eventsPerBinding: 5, concurrency },
-    { from: 'member2', to: 'member1', eventsPerBinding: 0, concurrency },
+    { from: 'member2', to: 'member1', eventsPerBinding: 5, concurrency },
+    { from: 'member1', to: 'member2', eventsPerBinding: 0, concurrency },
   ];
+  const seconds: number[] = [];
   for (const round of rounds) {
     const beforeText = await apiServerMetrics(fed);
     const before = apiWrites(beforeText);
@@ -159,7 +170,9 @@ async function measureFloor(
         `seconds=${r.seconds.toFixed(2)} writes=${r.writes} api_writes=${counted} ` +
         `writes_per_s=${(r.writes / r.seconds).toFixed(0)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
     );
+    seconds.push(r.seconds);
   }
+  return { withEvents: seconds[0] ?? NaN, stateWrites: seconds[1] ?? NaN };
 }
 
 const fed = await startFailoverFederation({
@@ -211,8 +224,14 @@ try {
     `control plane idle ${((performance.now() - createdAt) / 1000).toFixed(1)} s after the first Deployment`,
   );
 
-  if (args.floor) await measureFloor(fed, bindingsWatch.cache.list(), Number(args['floor-concurrency']));
-  else await measureFailover();
+  const failover = await measureFailover();
+  if (!args['no-floor']) {
+    const floor = await measureFloor(fed, bindingsWatch.cache.list(), Number(args['floor-concurrency']));
+    process.stdout.write(
+      `reschedule / floor: ${(failover.afterTaintSeconds / floor.stateWrites).toFixed(2)} ` +
+        `(with its Events: ${(failover.afterTaintSeconds / floor.withEvents).toFixed(2)})\n`,
+    );
+  }
 } finally {
   bindingsWatch.stop();
   worksWatch.stop();
@@ -220,13 +239,17 @@ try {
   await fed.destroy();
 }
 
-/** The failover itself: member1 reports not ready; every binding must leave it. */
-async function measureFailover(): Promise<void> {
+/**
+ * The failover itself: member1 reports not ready; every binding must leave it. The seconds from
+ * the NoExecute taint until every binding had its new placement.
+ */
+async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }> {
   bindingsWatch.countChanges();
   worksWatch.countChanges();
   const apiBefore = await apiServerMetrics(fed);
   const writesBefore = apiWrites(apiBefore);
   const totalsBefore = await controlPlaneTotals(fed.controlPlaneUrl);
+  const costsBefore = await controllerCosts(fed.controlPlaneUrl);
   // The failure: member1's agent reports it not ready.
   const failedAt = performance.now();
   await members.setCondition('member1', {
@@ -274,7 +297,8 @@ async function measureFailover(): Promise<void> {
       `bindings_per_s=${rate.toFixed(1)} upstream_per_s=${UPSTREAM_BINDINGS_PER_SECOND} ` +
       `ratio=${(rate / UPSTREAM_BINDINGS_PER_SECOND).toFixed(2)}\n`,
   );
-  await printCosts({ apiBefore, writesBefore, totalsBefore });
+  await printCosts({ apiBefore, writesBefore, totalsBefore, costsBefore });
+  return { afterTaintSeconds: (movedAt - taintedAt) / 1000 };
 }
 
 /** What the failover cost: per binding, and the writes that changed nothing. */
@@ -282,30 +306,32 @@ async function printCosts(before: {
   readonly apiBefore: string;
   readonly writesBefore: Samples;
   readonly totalsBefore: { readonly reconciles: number; readonly cpu: number };
+  readonly costsBefore: ReadonlyMap<string, ControllerCosts>;
 }): Promise<void> {
-  const { apiBefore, writesBefore, totalsBefore } = before;
+  const { apiBefore, writesBefore, totalsBefore, costsBefore } = before;
   // Events included: they are writes of the failover too, only later.
   await waitForIdle(fed.controlPlaneUrl, performance.now(), { timeoutMs: 10 * 60_000, events: true });
   const totals = await controlPlaneTotals(fed.controlPlaneUrl);
   const apiAfter = await apiServerMetrics(fed);
   const writes = grownSince(apiWrites(apiAfter), writesBefore);
+  const reads = grownSince(apiReads(apiAfter), apiReads(apiBefore));
   const apiCpu = (metricSum(apiAfter, CPU) ?? 0) - (metricSum(apiBefore, CPU) ?? 0);
   const sum = (pick?: (key: string) => boolean): number => sumOf(writes, pick);
   const perBinding = (n: number): string => (n / BINDINGS).toFixed(2);
   process.stdout.write(
     `per binding over the failover: reconciles=${perBinding(totals.reconciles - totalsBefore.reconciles)} ` +
-      `writes=${perBinding(sum())} conflicts=${perBinding(sum((k) => k.endsWith(' 409')))} ` +
+      `writes=${perBinding(sum())} reads=${perBinding(sumOf(reads))} conflicts=${perBinding(sum((k) => k.endsWith(' 409')))} ` +
       `work_conflicts=${String(sum((k) => k.endsWith(' 409') && k.includes(' works')))} ` +
       `controlplane_cpu_s=${(totals.cpu - totalsBefore.cpu).toFixed(1)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
   );
   // Successful writes of bindings (spec and status) and Works against the changes watches saw.
   const succeeded = (resource: string) => (k: string) => k.includes(` ${resource}`) && / 20\d$/.test(k);
-  bindingsWatch.stop();
-  worksWatch.stop();
   process.stdout.write(
     `writes that changed nothing: bindings=${String(sum(succeeded('resourcebindings')) - bindingsWatch.changes())} ` +
       `works=${String(sum(succeeded('works')) - worksWatch.changes())}\n`,
   );
   for (const [k, v] of [...writes].sort((a, b) => b[1] - a[1])) log(`api writes ${k}: ${String(v)}`);
-  for (const line of await controllerBreakdown(fed.controlPlaneUrl)) log(line);
+  for (const [k, v] of [...reads].sort((a, b) => b[1] - a[1])) log(`api reads ${k}: ${String(v)}`);
+  for (const line of await controllerBreakdown(fed.controlPlaneUrl, costsBefore))
+    log(`over the failover: ${line}`);
 }

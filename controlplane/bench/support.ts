@@ -81,8 +81,15 @@ export async function reconcilesByController(baseUrl: string): Promise<Map<strin
   return counts;
 }
 
-/** Per controller: reconciles, their total seconds and retries. */
-export async function controllerBreakdown(baseUrl: string): Promise<string[]> {
+/** One controller's reconciles, their total seconds, and its work queue's retries. */
+export interface ControllerCosts {
+  readonly count: number;
+  readonly seconds: number;
+  readonly retries: number;
+}
+
+/** Reconciles, their seconds and retries so far, by controller. */
+export async function controllerCosts(baseUrl: string): Promise<Map<string, ControllerCosts>> {
   const text = (await metricsText(baseUrl)) ?? '';
   const per = new Map<string, { count: number; seconds: number; retries: number }>();
   for (const line of text.split('\n')) {
@@ -98,7 +105,28 @@ export async function controllerBreakdown(baseUrl: string): Promise<string[]> {
     else if (metric.endsWith('_count')) e.count += Number(value);
     else e.retries += Number(value);
   }
-  return [...per]
+  return per;
+}
+
+/**
+ * One line per controller that reconciled: reconciles, their total seconds and retries, since the
+ * `since` figures (from `controllerCosts`) when given, else since the process started.
+ */
+export async function controllerBreakdown(
+  baseUrl: string,
+  since: ReadonlyMap<string, ControllerCosts> = new Map(),
+): Promise<string[]> {
+  const now = await controllerCosts(baseUrl);
+  return [...now]
+    .map(([c, e]): [string, ControllerCosts] => {
+      const b = since.get(c);
+      return [
+        c,
+        b === undefined
+          ? e
+          : { count: e.count - b.count, seconds: e.seconds - b.seconds, retries: e.retries - b.retries },
+      ];
+    })
     .filter(([, e]) => e.count > 0)
     .map(([c, e]) => `${c}: ${e.count} reconciles, ${e.seconds.toFixed(1)} s, ${e.retries} retries`);
 }
@@ -213,15 +241,25 @@ export async function apiServerMetrics(fed: FailoverFederation): Promise<string>
 export type Samples = Map<string, number>;
 
 const WRITE_VERBS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const READ_VERBS: ReadonlySet<string> = new Set(['GET', 'LIST']);
 
 /** kube-apiserver's write requests so far, by verb, resource (and subresource) and code. */
 export function apiWrites(text: string): Samples {
+  return apiRequests(text, WRITE_VERBS);
+}
+
+/** kube-apiserver's reads so far (GET and LIST; not WATCH), by verb, resource and code. */
+export function apiReads(text: string): Samples {
+  return apiRequests(text, READ_VERBS);
+}
+
+function apiRequests(text: string, verbs: ReadonlySet<string>): Samples {
   const out: Samples = new Map();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '';
     const verb = label('verb');
-    if (!WRITE_VERBS.has(verb)) continue;
+    if (!verbs.has(verb)) continue;
     const sub = label('subresource');
     const key = `${verb} ${label('resource')}${sub === '' ? '' : `/${sub}`} ${label('code')}`;
     out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
