@@ -35,7 +35,8 @@ import {
   type PropagationPolicy,
   type ResourceBinding,
 } from '@kf/api';
-import { ResourceClient } from '@kf/kube';
+import { ResourceClient, WatchCache } from '@kf/kube';
+import { createLogger } from '@kf/runtime';
 import {
   DEFAULT_TAINT_POLICY_FILE,
   KARMADA_VERSION,
@@ -165,6 +166,69 @@ async function everyCopyOnMember1(
   }
 }
 
+/**
+ * Watches member1's Cluster and the bindings: the first moments member1's Ready is no longer True
+ * and it has the NoExecute taint, and (`moved`) the moment no binding has member1 left. Watches, not
+ * polls: listing every binding every 100 ms loads the API server under test, and under that load
+ * a list takes a second itself, as coarse as what it measures.
+ */
+async function watchFailover(
+  kc: KubeConfig,
+  count: number,
+): Promise<{
+  unknownAt: number | undefined;
+  noExecuteAt: number | undefined;
+  readonly moved: Promise<number>;
+  stop(): void;
+}> {
+  const quiet = createLogger({ component: 'bench', level: 'silent' });
+  const clusters = new WatchCache<Cluster>({ kubeConfig: kc, resource: clusterKind, log: quiet });
+  const bindings = new WatchCache<ResourceBinding>({
+    kubeConfig: kc,
+    resource: resourceBindingKind,
+    namespace: NAMESPACE,
+    log: quiet,
+  });
+  const stopping = new AbortController();
+  void clusters.run(stopping.signal);
+  void bindings.run(stopping.signal);
+  await Promise.all([clusters.synced(), bindings.synced()]);
+  const onMember1 = (b: ResourceBinding): boolean =>
+    (b.spec.clusters ?? []).some((t) => t.name === 'member1');
+  let resolveMoved: (at: number) => void = () => undefined;
+  const result = {
+    unknownAt: undefined as number | undefined,
+    noExecuteAt: undefined as number | undefined,
+    moved: new Promise<number>((resolve) => {
+      resolveMoved = resolve;
+    }),
+    stop: () => {
+      stopping.abort();
+    },
+  };
+  const look = (): void => {
+    const now = performance.now();
+    const member1 = clusters.get('member1');
+    if (
+      result.unknownAt === undefined &&
+      findCondition(member1?.status?.conditions, 'Ready')?.status === NOT_READY
+    ) {
+      result.unknownAt = now;
+    }
+    if (
+      result.noExecuteAt === undefined &&
+      findTaint(member1?.spec.taints, NOT_READY_NO_EXECUTE) !== undefined
+    ) {
+      result.noExecuteAt = now;
+    }
+    const mine = bindings.list().filter((b) => b.metadata.name?.startsWith('app-') === true);
+    if (mine.length === count && !mine.some(onMember1)) resolveMoved(now);
+  };
+  clusters.onEvent(look);
+  bindings.onEvent(look);
+  return result;
+}
+
 /** Propagates `count` Deployments, waits until member1 runs a copy of each, kills its agent, times the rest. */
 async function failover(side: Side, count: number): Promise<Timeline> {
   const kc = side.kubeConfig;
@@ -195,25 +259,22 @@ async function failover(side: Side, count: number): Promise<Timeline> {
     apps.createNamespacedDeployment({ namespace: NAMESPACE, body: deployment(i) }),
   );
   await everyCopyOnMember1(side, { apps, bindings, count });
+  const watched = await watchFailover(kc, count);
   log(`${side.name}: ${count} bindings placed, every copy applied on member1; killing member1's ${FAILED}`);
   const killedAt = performance.now();
-  await side.fail('member1');
-  let unknownAt: number | undefined;
-  let noExecuteAt: number | undefined;
-  const movedAt = await until('every binding off member1', async () => {
-    const c = await clusters.get('member1');
-    if (unknownAt === undefined && findCondition(c.status?.conditions, 'Ready')?.status === NOT_READY) {
-      unknownAt = performance.now();
-    }
-    if (noExecuteAt === undefined && findTaint(c.spec.taints, NOT_READY_NO_EXECUTE) !== undefined) {
-      noExecuteAt = performance.now();
-    }
-    const { items } = await bindings.list({ namespace: NAMESPACE });
-    const mine = items.filter((b) => b.metadata.name?.startsWith('app-') === true);
-    return (
-      mine.length === count && mine.every((b) => !(b.spec.clusters ?? []).some((t) => t.name === 'member1'))
+  let movedAt: number;
+  try {
+    await side.fail('member1');
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => {
+        reject(new Error(`${side.name}: bindings still on member1 after 15 minutes`));
+      }, 15 * 60_000).unref(),
     );
-  });
+    movedAt = await Promise.race([watched.moved, timeout]);
+  } finally {
+    watched.stop();
+  }
+  const { unknownAt, noExecuteAt } = watched;
   return {
     unknownMs: (unknownAt ?? Number.NaN) - killedAt,
     noExecuteMs: (noExecuteAt ?? Number.NaN) - killedAt,
