@@ -60,17 +60,7 @@ export {
   type ManagerOptions,
   type Runnable,
 } from './manager.ts';
-export {
-  DEFAULT_COMPACTION_PERIOD_MS,
-  DEFAULT_COMPACTION_POLICY,
-  heapCompactionMetrics,
-  idleCompaction,
-  memoryReducingCollection,
-  shouldCompact,
-  type CompactionPolicy,
-  type IdleCompactionOptions,
-  type ProcessLook,
-} from './idle-compaction.ts';
+export { heapCompactionMetrics, idleCompaction, type IdleCompactionOptions } from './idle-compaction.ts';
 export { ManualClock } from './manual-clock.ts';
 export { CONTROLPLANE_NODE_FLAGS } from './node-flags.ts';
 export {
