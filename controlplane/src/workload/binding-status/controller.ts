@@ -104,8 +104,11 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
         return key === undefined ? [] : [key];
       }),
       // The template's status is checked against the cached template (see reflectIntoTemplate):
-      // a change of it, by anyone but this controller, is looked at again.
+      // a change of its status or generation (what the fold reads besides the Works), by anyone
+      // but this controller, is looked at again. Other changes (the detector's claim on it) not.
       keysFrom(deps.templates, bindingOfTemplate, {
+        changed: (t, old) =>
+          t.metadata.generation !== old.metadata.generation || !isSameJson(t.status, old.status),
         isEcho: (t) => ownTemplates.isEcho(t),
         listsKeys: false,
       }),
