@@ -86,17 +86,24 @@ interface Sample {
   readonly pods: Readonly<Record<string, number>>;
 }
 
-/** Polls the pods of `app` on `members` every 100 ms until stopped. */
+/**
+ * Polls the pods of `app` on `members` every 100 ms until stopped; stopping takes one sample more,
+ * so that what the caller saw before stopping is in the samples (a poll of the caller's own may
+ * fall between two of these).
+ */
 function watchPods(app: string, members: readonly string[]): { stop: () => Promise<Sample[]> } {
   const samples: Sample[] = [];
   const state = { running: true };
+  const sample = async (): Promise<void> => {
+    const counts = await Promise.all(members.map((m) => runningPods(m, app).catch(() => -1)));
+    samples.push({
+      atMs: Date.now(),
+      pods: Object.fromEntries(members.map((m, i) => [m, counts[i] ?? -1])),
+    });
+  };
   const loop = (async () => {
     while (state.running) {
-      const counts = await Promise.all(members.map((m) => runningPods(m, app).catch(() => -1)));
-      samples.push({
-        atMs: Date.now(),
-        pods: Object.fromEntries(members.map((m, i) => [m, counts[i] ?? -1])),
-      });
+      await sample();
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -104,6 +111,7 @@ function watchPods(app: string, members: readonly string[]): { stop: () => Promi
     stop: async () => {
       state.running = false;
       await loop;
+      await sample();
       return samples;
     },
   };
