@@ -48,8 +48,7 @@ import {
   apiWrites,
   controlPlaneTotals,
   controllerBreakdown,
-  controllerCosts,
-  type ControllerCosts,
+  type ControlPlaneTotals,
   grownSince,
   metricSum,
   inParallel,
@@ -249,7 +248,6 @@ async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }
   const apiBefore = await apiServerMetrics(fed);
   const writesBefore = apiWrites(apiBefore);
   const totalsBefore = await controlPlaneTotals(fed.controlPlaneUrl);
-  const costsBefore = await controllerCosts(fed.controlPlaneUrl);
   // The failure: member1's agent reports it not ready.
   const failedAt = performance.now();
   await members.setCondition('member1', {
@@ -297,7 +295,7 @@ async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }
       `bindings_per_s=${rate.toFixed(1)} upstream_per_s=${UPSTREAM_BINDINGS_PER_SECOND} ` +
       `ratio=${(rate / UPSTREAM_BINDINGS_PER_SECOND).toFixed(2)}\n`,
   );
-  await printCosts({ apiBefore, writesBefore, totalsBefore, costsBefore });
+  await printCosts({ apiBefore, writesBefore, totalsBefore });
   return { afterTaintSeconds: (movedAt - taintedAt) / 1000 };
 }
 
@@ -305,10 +303,9 @@ async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }
 async function printCosts(before: {
   readonly apiBefore: string;
   readonly writesBefore: Samples;
-  readonly totalsBefore: { readonly reconciles: number; readonly cpu: number };
-  readonly costsBefore: ReadonlyMap<string, ControllerCosts>;
+  readonly totalsBefore: ControlPlaneTotals;
 }): Promise<void> {
-  const { apiBefore, writesBefore, totalsBefore, costsBefore } = before;
+  const { apiBefore, writesBefore, totalsBefore } = before;
   // Events included: they are writes of the failover too, only later.
   await waitForIdle(fed.controlPlaneUrl, performance.now(), { timeoutMs: 10 * 60_000, events: true });
   const totals = await controlPlaneTotals(fed.controlPlaneUrl);
@@ -332,6 +329,5 @@ async function printCosts(before: {
   );
   for (const [k, v] of [...writes].sort((a, b) => b[1] - a[1])) log(`api writes ${k}: ${String(v)}`);
   for (const [k, v] of [...reads].sort((a, b) => b[1] - a[1])) log(`api reads ${k}: ${String(v)}`);
-  for (const line of await controllerBreakdown(fed.controlPlaneUrl, costsBefore))
-    log(`over the failover: ${line}`);
+  for (const line of controllerBreakdown(totals, totalsBefore)) log(`over the failover: ${line}`);
 }

@@ -68,7 +68,6 @@ import {
   apiWrites,
   controlPlaneTotals,
   controllerBreakdown,
-  reconcilesByController,
   inParallel,
   metricSum,
   metricsText,
@@ -178,7 +177,6 @@ async function setup(ctx: Context): Promise<number> {
   const registered = since(startedAt);
   await inParallel(MEMBERS, (p) => fed.policies.create(workload.policy(p)));
   const before = await controlPlaneTotals(url);
-  const countsBefore = await reconcilesByController(url);
   const createdAt = performance.now();
   await inParallel(BINDINGS, (i) => deployments.create(workload.app(i)));
   const created = since(createdAt);
@@ -195,11 +193,11 @@ async function setup(ctx: Context): Promise<number> {
   const works = await untilPhase('Works', () => countWorks(fed.works), 2 * BINDINGS, from);
   const idle = await waitForIdle(url, createdAt);
   const after = await controlPlaneTotals(url);
-  for (const line of await controllerBreakdown(url)) log(`  ${line}`);
-  const countsAfter = await reconcilesByController(url);
+  for (const line of controllerBreakdown(after)) log(`  ${line}`);
   let fleet = 0;
-  for (const [controller, n] of countsAfter) {
-    if (FLEET_CONTROLLERS.has(controller)) fleet += n - (countsBefore.get(controller) ?? 0);
+  for (const [controller, e] of after.controllers) {
+    if (FLEET_CONTROLLERS.has(controller))
+      fleet += e.count - (before.controllers.get(controller)?.count ?? 0);
   }
   const perBinding = (n: number): string => (n / BINDINGS).toFixed(1);
   print(

@@ -56,31 +56,6 @@ export async function metricsText(baseUrl: string): Promise<string | undefined> 
   }
 }
 
-/** The control plane's reconciles (all controllers) and CPU seconds so far. */
-export async function controlPlaneTotals(baseUrl: string): Promise<{ reconciles: number; cpu: number }> {
-  const text = (await metricsText(baseUrl)) ?? '';
-  return {
-    reconciles: metricSum(text, 'karmada_failover_reconcile_duration_seconds_count') ?? 0,
-    cpu: metricSum(text, 'process_cpu_seconds_total') ?? 0,
-  };
-}
-
-/** Reconciles counted so far, by controller. */
-export async function reconcilesByController(baseUrl: string): Promise<Map<string, number>> {
-  const text = (await metricsText(baseUrl)) ?? '';
-  const counts = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m =
-      /^karmada_failover_reconcile_duration_seconds_count\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
-        line,
-      );
-    if (m === null) continue;
-    const [, controller = '', value = '0'] = m;
-    counts.set(controller, (counts.get(controller) ?? 0) + Number(value));
-  }
-  return counts;
-}
-
 /** One controller's reconciles, their total seconds, and its work queue's retries. */
 export interface ControllerCosts {
   readonly count: number;
@@ -88,10 +63,20 @@ export interface ControllerCosts {
   readonly retries: number;
 }
 
-/** Reconciles, their seconds and retries so far, by controller. */
-export async function controllerCosts(baseUrl: string): Promise<Map<string, ControllerCosts>> {
+/** What the control plane has spent so far, from one read of its /metrics. */
+export interface ControlPlaneTotals {
+  /** Reconciles of all controllers. */
+  readonly reconciles: number;
+  /** CPU seconds of the process. */
+  readonly cpu: number;
+  /** Reconciles, their seconds and retries, by controller. */
+  readonly controllers: ReadonlyMap<string, ControllerCosts>;
+}
+
+/** The control plane's reconciles (in all and by controller) and CPU seconds so far. */
+export async function controlPlaneTotals(baseUrl: string): Promise<ControlPlaneTotals> {
   const text = (await metricsText(baseUrl)) ?? '';
-  const per = new Map<string, { count: number; seconds: number; retries: number }>();
+  const controllers = new Map<string, { count: number; seconds: number; retries: number }>();
   for (const line of text.split('\n')) {
     const m =
       /^karmada_failover_(reconcile_duration_seconds_(?:sum|count)|workqueue_retries_total)\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
@@ -99,27 +84,25 @@ export async function controllerCosts(baseUrl: string): Promise<Map<string, Cont
       );
     if (m === null) continue;
     const [, metric = '', controller = '', value = '0'] = m;
-    const e = per.get(controller) ?? { count: 0, seconds: 0, retries: 0 };
-    per.set(controller, e);
+    const e = controllers.get(controller) ?? { count: 0, seconds: 0, retries: 0 };
+    controllers.set(controller, e);
     if (metric.endsWith('_sum')) e.seconds += Number(value);
     else if (metric.endsWith('_count')) e.count += Number(value);
     else e.retries += Number(value);
   }
-  return per;
+  let reconciles = 0;
+  for (const e of controllers.values()) reconciles += e.count;
+  return { reconciles, cpu: metricSum(text, 'process_cpu_seconds_total') ?? 0, controllers };
 }
 
 /**
- * One line per controller that reconciled: reconciles, their total seconds and retries, since the
- * `since` figures (from `controllerCosts`) when given, else since the process started.
+ * One line per controller that reconciled between two reads: reconciles, their total seconds and
+ * retries (`since` empty: since the process started).
  */
-export async function controllerBreakdown(
-  baseUrl: string,
-  since: ReadonlyMap<string, ControllerCosts> = new Map(),
-): Promise<string[]> {
-  const now = await controllerCosts(baseUrl);
-  return [...now]
+export function controllerBreakdown(now: ControlPlaneTotals, since?: ControlPlaneTotals): string[] {
+  return [...now.controllers]
     .map(([c, e]): [string, ControllerCosts] => {
-      const b = since.get(c);
+      const b = since?.controllers.get(c);
       return [
         c,
         b === undefined

@@ -88,9 +88,6 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
   const ownTemplates = new OwnWrites({
     identify: (t) => `${t.apiVersion ?? ''}/${t.kind ?? ''}/${keyOf(t)}`,
   });
-  const wrote = (t: ResourceTemplate): void => {
-    ownTemplates.wrote(t);
-  };
   return {
     name: 'binding-status',
     workers: WORKLOAD_WORKERS,
@@ -124,7 +121,13 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       const latest = await writeBindingStatus(deps, { key, b, aggregation }, { log, now, signal });
       if (latest !== b) own.wrote(latest);
       const interpreter = currentInterpreter(deps.interpreter);
-      const outcome = await reflectIntoTemplate(deps, b, aggregation.items, { interpreter, signal, wrote });
+      const outcome = await reflectIntoTemplate(deps, b, aggregation.items, {
+        interpreter,
+        signal,
+        wrote: (t) => {
+          ownTemplates.wrote(t);
+        },
+      });
       if (outcome === undefined) return converged();
       await reportScriptOutcome(
         deps,
