@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceBinding, Work } from '@kf/api';
-import { aggregate } from './aggregate.ts';
+import { aggregate, readyToAggregate } from './aggregate.ts';
 
 const binding = (
   clusters: readonly string[],
@@ -121,5 +121,30 @@ describe('aggregate', () => {
     );
     for (const t of tasks) works.push(work(t.fromCluster, 'reported'));
     expect(aggregate(binding(clusters, tasks), works).fullyApplied.status).toBe(status);
+  });
+});
+
+describe('readyToAggregate', () => {
+  const scheduled = (b: ResourceBinding): ResourceBinding => ({
+    ...b,
+    status: { lastScheduledTime: '2026-01-01T00:00:00Z' },
+  });
+  const created = (cluster: string): Work => {
+    const { metadata, spec } = work(cluster, 'none');
+    return { metadata, spec };
+  };
+
+  it('waits for the scheduler while no Work has anything to report', () => {
+    expect(readyToAggregate(binding(['m1']), [])).toBe(false);
+    expect(readyToAggregate(binding(['m1', 'm2']), [created('m1'), created('m2')])).toBe(false);
+  });
+
+  it('starts once scheduled, Works or none', () => {
+    expect(readyToAggregate(scheduled(binding(['m1'])), [])).toBe(true);
+    expect(readyToAggregate(scheduled(binding(['m1'])), [created('m1')])).toBe(true);
+  });
+
+  it('starts without the scheduler once a Work reports', () => {
+    expect(readyToAggregate(binding(['m1', 'm2']), [created('m1'), work('m2', 'failed')])).toBe(true);
   });
 });

@@ -66,6 +66,19 @@ export function itemOf(w: Work, cluster: string, r: ObjectReference): Aggregated
   };
 }
 
+/**
+ * Whether the binding's status is worth writing yet. Upstream starts once the binding was scheduled
+ * (`lastScheduledTime`), or once one of its Works reports a status (a binding placed by hand, with no
+ * scheduler, is reported that way). A binding the scheduler has placed but whose status write the
+ * cache does not show yet waits even with its new Works there: they have nothing to report, and a
+ * write then, from a copy without the scheduler's status, conflicts with that write (while placing
+ * 10,000 bindings, one in three did, each retried). The scheduler's status write wakes the controller
+ * again, and so does each Work's creation after it, so the last look sees every Work.
+ */
+export function readyToAggregate(b: ResourceBinding, works: readonly Work[]): boolean {
+  return b.status?.lastScheduledTime !== undefined || works.some((w) => w.status !== undefined);
+}
+
 export function aggregate(b: ResourceBinding, works: readonly Work[]): Aggregation {
   const items: AggregatedStatusItem[] = [];
   for (const w of works) {

@@ -47,7 +47,7 @@ import type { ScriptOutcome } from '../interpreter/script-condition.ts';
 import type { TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { withoutKeys } from '../defined-fields.ts';
-import { aggregate, type Aggregation } from './aggregate.ts';
+import { aggregate, readyToAggregate, type Aggregation } from './aggregate.ts';
 import { aggregatesStatus, templateStatus } from './template-status.ts';
 import { WORKLOAD_WORKERS } from '../workers.ts';
 import { bindingNameFor } from '../../names.ts';
@@ -102,8 +102,11 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       }),
       // The template's status is checked against the cached template (see reflectIntoTemplate):
       // a change of its status or generation (what the fold reads besides the Works), by anyone
-      // but this controller, is looked at again. Other changes (the detector's claim on it) not.
+      // but this controller, is looked at again. Other changes (the detector's claim on it) not,
+      // nor a new template: its binding comes after it (or, for a template made again under the
+      // same name, is updated for it by the detector), and that wakes the controller.
       keysFrom(deps.templates, bindingOfTemplate, {
+        wakes: (type) => type !== 'ADDED',
         changed: (t, old) =>
           t.metadata.generation !== old.metadata.generation || !isSameJson(t.status, old.status),
         isEcho: (t) => ownTemplates.isEcho(t),
@@ -115,8 +118,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       const b = getBinding(deps.bindings, key);
       if (b === undefined || b.metadata.deletionTimestamp !== undefined) return converged();
       const works = worksOfBinding(worksOf, b, key);
-      // Upstream starts aggregating once the binding was scheduled.
-      if (b.status?.lastScheduledTime === undefined && works.length === 0) return converged();
+      if (!readyToAggregate(b, works)) return converged();
       const aggregation = aggregate(b, works);
       const latest = await writeBindingStatus(deps, { key, b, aggregation }, { log, now, signal });
       if (latest !== b) own.wrote(latest);
