@@ -63,11 +63,15 @@ function cachedWork(w: Work): Work {
  * bindings a sixth more memory for the same caches). Symbol-keyed properties are not copied.
  */
 export function cachedCopy<T extends KubeObject>(o: T, pool: StringPool = processPool): T {
-  const metadata: unknown = o.metadata;
-  const text = JSON.stringify(o, function (this: unknown, key: string, value: unknown) {
-    return key === 'managedFields' && this === metadata ? undefined : value;
-  });
-  return shareInPlace(JSON.parse(text) as unknown, pool) as T;
+  // The managed fields left out by a shallow copy of the metadata, not by a replacer function:
+  // with one, JSON.stringify leaves its fast path (an eighth slower over a cold start's lists).
+  let shallow: KubeObject = o;
+  if (o.metadata !== undefined && 'managedFields' in o.metadata) {
+    const metadata = { ...o.metadata };
+    delete metadata.managedFields;
+    shallow = { ...o, metadata };
+  }
+  return shareInPlace(JSON.parse(JSON.stringify(shallow)) as unknown, pool) as T;
 }
 
 /** Strings up to this length are shared; longer ones are rarely repeated. */
