@@ -10,7 +10,7 @@
  * deadline; health and placement changes arrive as binding updates.
  */
 import { eventReasons, findCondition } from '@kf/api';
-import { keyOf } from '@kf/kube';
+import { OwnWrites, keyOf } from '@kf/kube';
 import type { EventRecorder } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
 import {
@@ -44,11 +44,15 @@ const watched = (b: Binding): string[] =>
     : [];
 
 export function gracefulEvictionController(deps: GracefulEvictionDeps): ControllerSpec {
+  // Its own writes' events (a task removed, the condition of a kept copy): the reconcile that
+  // wrote them converged on them.
+  const own = new OwnWrites();
+  const isEcho = (b: Binding): boolean => own.isEcho(b);
   return {
     name: 'graceful-eviction',
     sources: [
-      keysFrom(deps.bindings.resourceBindings, watched),
-      keysFrom(deps.bindings.clusterResourceBindings, watched),
+      keysFrom(deps.bindings.resourceBindings, watched, { isEcho }),
+      keysFrom(deps.bindings.clusterResourceBindings, watched, { isEcho }),
     ],
     async reconcile(key, { log, now, signal }) {
       const binding = getBinding(deps.bindings, key);
@@ -71,6 +75,7 @@ export function gracefulEvictionController(deps: GracefulEvictionDeps): Controll
           },
           { signal },
         );
+        own.wrote(written);
         resourceVersion = written.metadata.resourceVersion;
         for (const { task, reason } of plan.removed) {
           const event = removalEvent(task.fromCluster, reason);
@@ -81,10 +86,12 @@ export function gracefulEvictionController(deps: GracefulEvictionDeps): Controll
       const kept = plan.lastCopies.map((k) => ({ cluster: k.task.fromCluster, deadlineMs: k.deadlineMs }));
       const condition = planLastCopyCondition(binding.status?.conditions, kept, nowMs);
       if (condition !== undefined) {
-        await client.patchStatus(
-          key,
-          { metadata: { resourceVersion }, status: { conditions: condition.conditions } },
-          { signal },
+        own.wrote(
+          await client.patchStatus(
+            key,
+            { metadata: { resourceVersion }, status: { conditions: condition.conditions } },
+            { signal },
+          ),
         );
         for (const k of condition.report) {
           deps.events.record(ref, 'Warning', gracefulEvictionEventReasons.lastCopyKept, describeKeptCopy(k));

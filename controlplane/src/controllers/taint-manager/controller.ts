@@ -20,7 +20,7 @@ import {
   type Cluster,
   type Taint,
 } from '@kf/api';
-import { keyOf, type EventRecorder, type WatchCache } from '@kf/kube';
+import { OwnWrites, keyOf, type EventRecorder, type WatchCache } from '@kf/kube';
 import {
   converged,
   keysFrom,
@@ -32,7 +32,6 @@ import {
 import {
   bindingClient,
   bindingKeysOnCluster,
-  changedOutsideStatus,
   bindingReference,
   getBinding,
   type Binding,
@@ -47,6 +46,7 @@ import { readFailBackSetting } from '../fail-back/setting.ts';
 import { planGracefulEviction } from '../graceful-eviction/evict-cluster.ts';
 import { readAppliedTolerations } from './applied-placement.ts';
 import { judgeEviction } from './eviction.ts';
+import { evictionInputsChanged } from './reads.ts';
 import { decidePurgeMode, type TaintEvictionPurgeMode } from './purge-mode.ts';
 
 /** Upstream's ClusterTaintEvictionRetryFrequency: how often a held-back eviction looks again. */
@@ -92,12 +92,20 @@ function placedBinding(b: Binding): readonly string[] {
 }
 
 export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
+  // Its evictions' own events: the reconcile that wrote one converged on it.
+  const own = new OwnWrites();
   return {
     name: 'taint-manager',
     workers: EVICTION_WORKERS,
     sources: [
-      keysFrom(deps.bindings.resourceBindings, placedBinding, { changed: changedOutsideStatus }),
-      keysFrom(deps.bindings.clusterResourceBindings, placedBinding, { changed: changedOutsideStatus }),
+      keysFrom(deps.bindings.resourceBindings, placedBinding, {
+        changed: evictionInputsChanged,
+        isEcho: (b) => own.isEcho(b),
+      }),
+      keysFrom(deps.bindings.clusterResourceBindings, placedBinding, {
+        changed: evictionInputsChanged,
+        isEcho: (b) => own.isEcho(b),
+      }),
       // Of a Cluster it reads the taints alone: a status change would otherwise queue every
       // binding on the cluster. The bindings' sources name every placed binding for the fill
       // and the resync.
@@ -118,7 +126,7 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
         deps.pacer.release(key);
         return later;
       }
-      return evict(deps, { key, binding, due }, ctx);
+      return evict(deps, { key, binding, due, own }, ctx);
     },
   };
 }
@@ -150,11 +158,12 @@ interface DueBinding {
   readonly key: string;
   readonly binding: Binding;
   readonly due: Due;
+  readonly own: OwnWrites;
 }
 
 async function evict(
   deps: TaintManagerDeps,
-  { key, binding, due }: DueBinding,
+  { key, binding, due, own }: DueBinding,
   { log, now, signal }: ReconcileContext,
 ): Promise<Outcome> {
   const ref = bindingReference(key, binding);
@@ -182,7 +191,7 @@ async function evict(
   }
   const record = placementRecordFor(binding, now());
   try {
-    await bindingClient(deps.bindings, key).mergePatch(
+    const written = await bindingClient(deps.bindings, key).mergePatch(
       key,
       {
         metadata: {
@@ -193,6 +202,7 @@ async function evict(
       },
       { signal },
     );
+    own.wrote(written);
   } catch (err: unknown) {
     warnUnlessConflict(err, () => {
       for (const d of due.now) {
