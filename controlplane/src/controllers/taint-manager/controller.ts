@@ -94,18 +94,13 @@ function placedBinding(b: Binding): readonly string[] {
 export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
   // Its evictions' own events: the reconcile that wrote one converged on it.
   const own = new OwnWrites();
+  const bindingEvents = { changed: evictionInputsChanged, isEcho: (b: Binding) => own.isEcho(b) };
   return {
     name: 'taint-manager',
     workers: EVICTION_WORKERS,
     sources: [
-      keysFrom(deps.bindings.resourceBindings, placedBinding, {
-        changed: evictionInputsChanged,
-        isEcho: (b) => own.isEcho(b),
-      }),
-      keysFrom(deps.bindings.clusterResourceBindings, placedBinding, {
-        changed: evictionInputsChanged,
-        isEcho: (b) => own.isEcho(b),
-      }),
+      keysFrom(deps.bindings.resourceBindings, placedBinding, bindingEvents),
+      keysFrom(deps.bindings.clusterResourceBindings, placedBinding, bindingEvents),
       // Of a Cluster it reads the taints alone: a status change would otherwise queue every
       // binding on the cluster. The bindings' sources name every placed binding for the fill
       // and the resync.
@@ -126,7 +121,7 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
         deps.pacer.release(key);
         return later;
       }
-      return evict(deps, { key, binding, due, own }, ctx);
+      return evict(deps, own, { key, binding, due }, ctx);
     },
   };
 }
@@ -158,12 +153,12 @@ interface DueBinding {
   readonly key: string;
   readonly binding: Binding;
   readonly due: Due;
-  readonly own: OwnWrites;
 }
 
 async function evict(
   deps: TaintManagerDeps,
-  { key, binding, due, own }: DueBinding,
+  own: OwnWrites,
+  { key, binding, due }: DueBinding,
   { log, now, signal }: ReconcileContext,
 ): Promise<Outcome> {
   const ref = bindingReference(key, binding);
