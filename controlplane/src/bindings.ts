@@ -15,6 +15,7 @@ import {
   type Work,
 } from '@kf/api';
 import {
+  OwnWrites,
   joinKey,
   keyOf,
   type CacheIndex,
@@ -50,6 +51,28 @@ export function getBinding(store: BindingStore, key: string): Binding | undefine
 /** The client that writes the binding a key names. */
 export function bindingClient(store: BindingStore, key: string): ResourceClient<Binding> {
   return isClusterBindingKey(key) ? store.clusterResourceBindingClient : store.resourceBindingClient;
+}
+
+/**
+ * One controller's writes to bindings of both kinds: `client(key)` writes like {@link bindingClient}
+ * and records what each write returns in `record`, which the controller hands to its binding
+ * sources (`keysFrom(..., { ownWrites: record })`) so that its own writes do not wake it again.
+ * The two kinds share the record: a ClusterResourceBinding's name never collides with a
+ * ResourceBinding's `namespace/name`.
+ */
+export interface OwnBindingWrites {
+  readonly record: OwnWrites;
+  client(key: string): ResourceClient<Binding>;
+}
+
+export function ownBindingWrites(store: BindingStore): OwnBindingWrites {
+  const record = new OwnWrites();
+  const namespaced = store.resourceBindingClient.withOwnWrites(record);
+  const clusterWide = store.clusterResourceBindingClient.withOwnWrites(record);
+  return {
+    record,
+    client: (key) => (isClusterBindingKey(key) ? clusterWide : namespaced),
+  };
 }
 
 /** Both binding caches as one source of bindings (keys keep them apart). */

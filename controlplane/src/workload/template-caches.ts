@@ -9,9 +9,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { PropagationPolicy } from '@kf/api';
 import {
+  OwnWrites,
   ResourceClient,
   WatchCache,
   apiVersionOf,
+  keyOf,
   type ResourceDescriptor,
   type WatchCacheMetrics,
 } from '@kf/kube';
@@ -184,4 +186,35 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
   private emit(...args: Parameters<ObjectEventHandler<ResourceTemplate>>): void {
     for (const h of this.handlers) h(...args);
   }
+}
+
+/**
+ * One controller's writes to templates of every kind: `client` is {@link TemplateCaches.client}
+ * recording what each write returns in `record`, for the controller's template source
+ * (`ownWrites: record`). Templates of every kind share the record, so the kind is part of a
+ * template's name there.
+ */
+export interface OwnTemplateWrites {
+  readonly record: OwnWrites;
+  client(apiVersion: string, kind: string): ResourceClient<ResourceTemplate> | undefined;
+}
+
+export function ownTemplateWrites(templates: TemplateCaches): OwnTemplateWrites {
+  const record = new OwnWrites({
+    identify: (t) => `${t.apiVersion ?? ''}/${t.kind ?? ''}/${keyOf(t)}`,
+  });
+  const recording = new WeakMap<ResourceClient<ResourceTemplate>, ResourceClient<ResourceTemplate>>();
+  return {
+    record,
+    client: (apiVersion, kind) => {
+      const plain = templates.client(apiVersion, kind);
+      if (plain === undefined) return undefined;
+      let client = recording.get(plain);
+      if (client === undefined) {
+        client = plain.withOwnWrites(record);
+        recording.set(plain, client);
+      }
+      return client;
+    },
+  };
 }

@@ -10,6 +10,7 @@ import {
   type KubeObject,
   type ResourceDescriptor,
 } from './resource.ts';
+import type { OwnWrites } from './own-writes.ts';
 import { KubeTransport } from './transport.ts';
 
 /** Per-call overrides; the client's default deadline applies otherwise. */
@@ -90,13 +91,29 @@ interface ObjectAt {
  */
 export class ResourceClient<T extends KubeObject> {
   readonly resource: ResourceDescriptor;
-  private readonly transport: KubeTransport;
+  private readonly kc: KubeConfig;
+  private transport: KubeTransport;
   private readonly timeoutMs: number;
+  /** Where the object each write returns is recorded (see {@link withOwnWrites}). */
+  private ownWrites: OwnWrites | undefined;
 
   constructor(kc: KubeConfig, resource: ResourceDescriptor, opts: ResourceClientOptions = {}) {
+    this.kc = kc;
     this.resource = resource;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
     this.transport = new KubeTransport(kc);
+  }
+
+  /**
+   * This client, over the same connections, recording in `own` the object each create, replace,
+   * patch or apply returns: a controller writing through it has its own writes' watch events told
+   * apart (`keysFrom`'s `ownWrites`) without recording anything by hand.
+   */
+  withOwnWrites(own: OwnWrites): ResourceClient<T> {
+    const recording = new ResourceClient<T>(this.kc, this.resource, { timeoutMs: this.timeoutMs });
+    recording.transport = this.transport;
+    recording.ownWrites = own;
+    return recording;
   }
 
   /** The object, or a KubeError with code NotFound. */
@@ -156,19 +173,19 @@ export class ResourceClient<T extends KubeObject> {
   async create(obj: T, opts: CallOptions & { readonly fieldManager?: string } = {}): Promise<T> {
     const body = this.withTypeMeta(obj);
     const path = collectionPath(this.resource, this.namespaceOf(body));
-    return this.send<T>({ method: 'POST', path, query: { fieldManager: opts.fieldManager }, body }, opts);
+    return this.write({ method: 'POST', path, query: { fieldManager: opts.fieldManager }, body }, opts);
   }
 
   /** PUT: with `metadata.resourceVersion` set, a concurrent change makes this a Conflict. */
   async replace(obj: T, opts: CallOptions = {}): Promise<T> {
     const body = this.withTypeMeta(obj);
-    return this.send<T>({ method: 'PUT', path: this.objectPath(this.locateObject(body)), body }, opts);
+    return this.write({ method: 'PUT', path: this.objectPath(this.locateObject(body)), body }, opts);
   }
 
   /** JSON merge patch (RFC 7386): `null` removes a field; lists are replaced whole. */
   async mergePatch(key: string, patch: object, opts: CallOptions = {}): Promise<T> {
     const path = this.objectPath(this.locate(key));
-    return this.send<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_PATCH }, opts);
+    return this.write({ method: 'PATCH', path, body: patch, contentType: MERGE_PATCH }, opts);
   }
 
   /** Server-side apply of the fields in `obj` as `fieldManager`; creates the object if missing. */
@@ -176,7 +193,7 @@ export class ResourceClient<T extends KubeObject> {
     const body = this.withTypeMeta(obj);
     const query = { fieldManager: opts.fieldManager, force: String(opts.force ?? true) };
     const path = this.objectPath(this.locateObject(body));
-    return this.send<T>({ method: 'PATCH', path, query, body, contentType: APPLY_PATCH }, opts);
+    return this.write({ method: 'PATCH', path, query, body, contentType: APPLY_PATCH }, opts);
   }
 
   /** Deletes the object; NotFound is reported as a KubeError like any other failure. */
@@ -196,13 +213,20 @@ export class ResourceClient<T extends KubeObject> {
   async replaceStatus(obj: T, opts: CallOptions = {}): Promise<T> {
     const body = this.withTypeMeta(obj);
     const path = `${this.objectPath(this.locateObject(body))}/status`;
-    return this.send<T>({ method: 'PUT', path, body }, opts);
+    return this.write({ method: 'PUT', path, body }, opts);
   }
 
   /** Merge patch of the status subresource: `patchStatus(key, { status: { conditions } })`. */
   async patchStatus(key: string, patch: object, opts: CallOptions = {}): Promise<T> {
     const path = `${this.objectPath(this.locate(key))}/status`;
-    return this.send<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_PATCH }, opts);
+    return this.write({ method: 'PATCH', path, body: patch, contentType: MERGE_PATCH }, opts);
+  }
+
+  /** Sends a write and returns the object it made, recorded in the client's own writes if any. */
+  private async write(call: Call, opts: CallOptions): Promise<T> {
+    const written = await this.send<T>(call, opts);
+    this.ownWrites?.wrote(written);
+    return written;
   }
 
   /**

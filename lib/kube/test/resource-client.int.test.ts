@@ -5,6 +5,7 @@ import {
   CORE_EVENT_RESOURCE,
   EventRecorder,
   LEASE_RESOURCE,
+  OwnWrites,
   ResourceClient,
   formatMicroTime,
   kubeClients,
@@ -93,6 +94,27 @@ describe('ResourceClient against a real API server', () => {
     });
     expect(await cms.find(`${ns}/one`)).toBeUndefined();
     await expect(cms.delete(`${ns}/one`)).rejects.toMatchObject({ code: 'NotFound' });
+  });
+
+  it('records what each write of a recording client returns, and nothing of its reads or failures', async () => {
+    const own = new OwnWrites();
+    const recording = cms.withOwnWrites(own);
+    const created = await recording.create({ metadata: { name: 'own', namespace: ns }, data: { v: '1' } });
+    const patched = await recording.mergePatch(`${ns}/own`, { data: { v: '2' } });
+    const replaced = await recording.replace({ ...patched, data: { v: '3' } });
+    const applied = await recording.apply(
+      { metadata: { name: 'own', namespace: ns }, data: { v: '4' } },
+      { fieldManager: 'kf-test' },
+    );
+    const byOthers = await cms.mergePatch(`${ns}/own`, { data: { v: '5' } });
+    await recording.get(`${ns}/own`);
+    await expect(recording.create({ metadata: { name: 'own', namespace: ns } })).rejects.toMatchObject({
+      code: 'AlreadyExists',
+    });
+    // Four writes kept per object: each is an echo once, and the plain client's write is none.
+    expect(own.isEcho(byOthers)).toBe(false);
+    for (const w of [created, patched, replaced, applied]) expect(own.isEcho(w)).toBe(true);
+    expect(own.size).toBe(0);
   });
 
   it('reports AlreadyExists, Conflict and Invalid as codes', async () => {

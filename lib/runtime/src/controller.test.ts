@@ -83,7 +83,7 @@ describe('keysFrom', () => {
   it("skips an addition or modification that echoes the controller's own write, never a deletion or resync", () => {
     const pods = source([{ name: 'p1', owner: 'mine' }]);
     const queued: string[] = [];
-    const s = keysFrom(pods, (p) => [p.name], { isEcho: (p) => p.owner === 'mine' });
+    const s = keysFrom(pods, (p) => [p.name], { ownWrites: { isEcho: (p) => p.owner === 'mine' } });
     s.onChange((k) => queued.push(k));
     pods.emit('ADDED', { name: 'p1', owner: 'mine' });
     pods.emit('MODIFIED', { name: 'p1', owner: 'mine' }, { name: 'p1', owner: 'other' });
@@ -99,9 +99,11 @@ describe('keysFrom', () => {
     const consumed: string[] = [];
     const s = keysFrom(pods, (p) => [p.name], {
       changed: () => false,
-      isEcho: (p) => {
-        consumed.push(p.name);
-        return true;
+      ownWrites: {
+        isEcho: (p) => {
+          consumed.push(p.name);
+          return true;
+        },
       },
     });
     s.onChange(() => undefined);
@@ -114,9 +116,11 @@ describe('keysFrom', () => {
     const queued: string[] = [];
     const seen: string[] = [];
     const s = keysFrom(pods, (p) => [p.name], {
-      isEcho: (p) => {
-        seen.push(p.name);
-        return p.owner === 'mine';
+      ownWrites: {
+        isEcho: (p) => {
+          seen.push(p.name);
+          return p.owner === 'mine';
+        },
       },
       wakes: (type) => type !== 'DELETED',
     });

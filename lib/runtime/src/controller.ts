@@ -115,6 +115,12 @@ export interface ObjectSource<T> {
   synced(): Promise<void>;
 }
 
+/** Tells whether an object, as an event delivers it, is what one of the controller's writes returned. */
+export interface EchoRecord<T> {
+  /** True consumes the record of that write. */
+  isEcho(obj: T): boolean;
+}
+
 export interface KeysFromOptions<T> {
   /**
    * Whether a modification is one the controller reads (default: every one is). A controller that
@@ -124,16 +130,17 @@ export interface KeysFromOptions<T> {
    */
   readonly changed?: (obj: T, old: T) => boolean;
   /**
-   * Whether an addition or modification reports nothing but the controller's own write (the
-   * object at the resourceVersion its write returned; `OwnWrites` in `@kf/kube` keeps them). The
-   * reconcile that wrote it converged on it, so its echo does not wake the controller again.
-   * Deletions and the periodic resync are never filtered.
+   * The record of the controller's own writes (`OwnWrites` in `@kf/kube`, filled by a client made
+   * with `withOwnWrites`): an addition or modification that reports nothing but one of them (the
+   * object at the resourceVersion its write returned) does not wake the controller again, since
+   * the reconcile that wrote it converged on it. Deletions and the periodic resync are never
+   * filtered.
    */
-  readonly isEcho?: (obj: T) => boolean;
+  readonly ownWrites?: EchoRecord<T>;
   /**
    * Whether an event of any type wakes the controller (default: every one does). For a
    * controller that, unlike `changed` assumes, has nothing to do for some additions or deletions
-   * (a scheduler has nothing to place for a deleted binding). Consulted after `isEcho`, so an echo
+   * (a scheduler has nothing to place for a deleted binding). Consulted after `ownWrites`, so an echo
    * is consumed either way.
    */
   readonly wakes?: (type: ObjectEventType, obj: T, old: T | undefined) => boolean;
@@ -158,10 +165,10 @@ export function keysFrom<T>(
   keysOf: (obj: T) => readonly string[],
   options: KeysFromOptions<T> = {},
 ): Source {
-  const { changed, isEcho, wakes, listsKeys = true } = options;
+  const { changed, ownWrites, wakes, listsKeys = true } = options;
   const ignored = (type: ObjectEventType, obj: T, old: T | undefined): boolean =>
     // The echo first: a recognised echo is consumed, so that its record does not linger.
-    (type !== 'DELETED' && isEcho?.(obj) === true) ||
+    (type !== 'DELETED' && ownWrites?.isEcho(obj) === true) ||
     (type === 'MODIFIED' && old !== undefined && changed !== undefined && !changed(obj, old)) ||
     (wakes !== undefined && !wakes(type, obj, old));
   return {

@@ -32,6 +32,7 @@ export {
   keysFrom,
   recheckIn,
   type ControllerSpec,
+  type EchoRecord,
   type KeysFromOptions,
   type ObjectEventHandler,
   type ObjectEventType,

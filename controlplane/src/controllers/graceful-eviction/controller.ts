@@ -10,13 +10,12 @@
  * deadline; health and placement changes arrive as binding updates.
  */
 import { eventReasons, findCondition } from '@kf/api';
-import { OwnWrites, keyOf } from '@kf/kube';
-import type { EventRecorder } from '@kf/kube';
+import { keyOf, type EventRecorder } from '@kf/kube';
 import { converged, keysFrom, recheckIn, type ControllerSpec } from '@kf/runtime';
 import {
-  bindingClient,
   bindingReference,
   getBinding,
+  ownBindingWrites,
   type Binding,
   type BindingStore,
 } from '../../bindings.ts';
@@ -46,13 +45,13 @@ const watched = (b: Binding): string[] =>
 export function gracefulEvictionController(deps: GracefulEvictionDeps): ControllerSpec {
   // Its own writes' events (a task removed, the condition of a kept copy): the reconcile that
   // wrote them converged on them.
-  const own = new OwnWrites();
-  const isEcho = (b: Binding): boolean => own.isEcho(b);
+  const writes = ownBindingWrites(deps.bindings);
+  const echoes = { ownWrites: writes.record };
   return {
     name: 'graceful-eviction',
     sources: [
-      keysFrom(deps.bindings.resourceBindings, watched, { isEcho }),
-      keysFrom(deps.bindings.clusterResourceBindings, watched, { isEcho }),
+      keysFrom(deps.bindings.resourceBindings, watched, echoes),
+      keysFrom(deps.bindings.clusterResourceBindings, watched, echoes),
     ],
     async reconcile(key, { log, now, signal }) {
       const binding = getBinding(deps.bindings, key);
@@ -63,7 +62,7 @@ export function gracefulEvictionController(deps: GracefulEvictionDeps): Controll
         nowMs,
         deps.timeoutMs,
       );
-      const client = bindingClient(deps.bindings, key);
+      const client = writes.client(key);
       const ref = bindingReference(key, binding);
       let resourceVersion = binding.metadata.resourceVersion;
       if (plan.changed) {
@@ -75,7 +74,6 @@ export function gracefulEvictionController(deps: GracefulEvictionDeps): Controll
           },
           { signal },
         );
-        own.wrote(written);
         resourceVersion = written.metadata.resourceVersion;
         for (const { task, reason } of plan.removed) {
           const event = removalEvent(task.fromCluster, reason);
@@ -86,12 +84,10 @@ export function gracefulEvictionController(deps: GracefulEvictionDeps): Controll
       const kept = plan.lastCopies.map((k) => ({ cluster: k.task.fromCluster, deadlineMs: k.deadlineMs }));
       const condition = planLastCopyCondition(binding.status?.conditions, kept, nowMs);
       if (condition !== undefined) {
-        own.wrote(
-          await client.patchStatus(
-            key,
-            { metadata: { resourceVersion }, status: { conditions: condition.conditions } },
-            { signal },
-          ),
+        await client.patchStatus(
+          key,
+          { metadata: { resourceVersion }, status: { conditions: condition.conditions } },
+          { signal },
         );
         for (const k of condition.report) {
           deps.events.record(ref, 'Warning', gracefulEvictionEventReasons.lastCopyKept, describeKeptCopy(k));

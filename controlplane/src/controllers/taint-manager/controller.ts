@@ -20,7 +20,7 @@ import {
   type Cluster,
   type Taint,
 } from '@kf/api';
-import { OwnWrites, keyOf, type EventRecorder, type WatchCache } from '@kf/kube';
+import { keyOf, type EventRecorder, type WatchCache } from '@kf/kube';
 import {
   converged,
   keysFrom,
@@ -30,12 +30,13 @@ import {
   type ReconcileContext,
 } from '@kf/runtime';
 import {
-  bindingClient,
   bindingKeysOnCluster,
   bindingReference,
   getBinding,
+  ownBindingWrites,
   type Binding,
   type BindingStore,
+  type OwnBindingWrites,
 } from '../../bindings.ts';
 import type { ControlPlaneMetrics } from '../../metrics.ts';
 import { warnUnlessConflict } from '../../write-warnings.ts';
@@ -93,8 +94,8 @@ function placedBinding(b: Binding): readonly string[] {
 
 export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
   // Its evictions' own events: the reconcile that wrote one converged on it.
-  const own = new OwnWrites();
-  const bindingEvents = { changed: evictionInputsChanged, isEcho: (b: Binding) => own.isEcho(b) };
+  const writes = ownBindingWrites(deps.bindings);
+  const bindingEvents = { changed: evictionInputsChanged, ownWrites: writes.record };
   return {
     name: 'taint-manager',
     workers: EVICTION_WORKERS,
@@ -121,7 +122,7 @@ export function taintManagerController(deps: TaintManagerDeps): ControllerSpec {
         deps.pacer.release(key);
         return later;
       }
-      return evict(deps, own, { key, binding, due }, ctx);
+      return evict(deps, writes, { key, binding, due }, ctx);
     },
   };
 }
@@ -157,7 +158,7 @@ interface DueBinding {
 
 async function evict(
   deps: TaintManagerDeps,
-  own: OwnWrites,
+  writes: OwnBindingWrites,
   { key, binding, due }: DueBinding,
   { log, now, signal }: ReconcileContext,
 ): Promise<Outcome> {
@@ -186,7 +187,7 @@ async function evict(
   }
   const record = placementRecordFor(binding, now());
   try {
-    const written = await bindingClient(deps.bindings, key).mergePatch(
+    await writes.client(key).mergePatch(
       key,
       {
         metadata: {
@@ -197,7 +198,6 @@ async function evict(
       },
       { signal },
     );
-    own.wrote(written);
   } catch (err: unknown) {
     warnUnlessConflict(err, () => {
       for (const d of due.now) {

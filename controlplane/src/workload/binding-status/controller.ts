@@ -20,31 +20,24 @@ import {
   type Work,
 } from '@kf/api';
 import type { ResourceInterpreter } from '@kf/interpreter';
-import {
-  OwnWrites,
-  isNotFound,
-  joinKey,
-  keyOf,
-  updateWithRetry,
-  type EventRecorder,
-  type WatchCache,
-} from '@kf/kube';
+import { isNotFound, joinKey, updateWithRetry, type EventRecorder, type WatchCache } from '@kf/kube';
 import { converged, keysFrom, type ControllerSpec, type ReconcileContext } from '@kf/runtime';
 import {
   allBindings,
-  bindingClient,
   bindingKeyOfWork,
   changedOutsideStatus,
   getBinding,
   worksByBinding,
   worksOfBinding,
-  type BindingStore,
+  ownBindingWrites,
   recordOnBinding,
+  type BindingStore,
+  type OwnBindingWrites,
 } from '../../bindings.ts';
 import { bindingsOfChangedKinds, currentInterpreter, type InterpreterFeed } from '../interpreter/feed.ts';
 import { reportScriptOutcome, scriptFailure } from '../interpreter/report.ts';
 import type { ScriptOutcome } from '../interpreter/script-condition.ts';
-import type { TemplateCaches } from '../template-caches.ts';
+import { ownTemplateWrites, type OwnTemplateWrites, type TemplateCaches } from '../template-caches.ts';
 import type { ResourceTemplate } from '../template.ts';
 import { withoutKeys } from '../defined-fields.ts';
 import { aggregate, readyToAggregate, type Aggregation } from './aggregate.ts';
@@ -81,20 +74,25 @@ function readChanged(b: ResourceBinding, old: ResourceBinding): boolean {
   return changedOutsideStatus(b, old) || b.status?.lastScheduledTime !== old.status?.lastScheduledTime;
 }
 
+/** The controller's own writes, whose events do not wake it again. */
+interface StatusWrites {
+  readonly bindings: OwnBindingWrites;
+  readonly templates: OwnTemplateWrites;
+}
+
 export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec {
   const worksOf = worksByBinding(deps.works);
-  const own = new OwnWrites();
-  // Templates of every kind in one record: the kind is part of the name.
-  const ownTemplates = new OwnWrites({
-    identify: (t) => `${t.apiVersion ?? ''}/${t.kind ?? ''}/${keyOf(t)}`,
-  });
+  const writes: StatusWrites = {
+    bindings: ownBindingWrites(deps.bindings),
+    templates: ownTemplateWrites(deps.templates),
+  };
   return {
     name: 'binding-status',
     workers: WORKLOAD_WORKERS,
     sources: [
       keysFrom(allBindings(deps.bindings), scheduledBinding, {
         changed: readChanged,
-        isEcho: (b) => own.isEcho(b),
+        ownWrites: writes.bindings.record,
       }),
       keysFrom(deps.works, (w) => {
         const key = bindingKeyOfWork(w);
@@ -109,7 +107,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
         wakes: (type) => type !== 'ADDED',
         changed: (t, old) =>
           t.metadata.generation !== old.metadata.generation || !isSameJson(t.status, old.status),
-        isEcho: (t) => ownTemplates.isEcho(t),
+        ownWrites: writes.templates.record,
         listsKeys: false,
       }),
       bindingsOfChangedKinds(deps.bindings, deps.interpreter),
@@ -120,15 +118,17 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       const works = worksOfBinding(worksOf, b, key);
       if (!readyToAggregate(b, works)) return converged();
       const aggregation = aggregate(b, works);
-      const latest = await writeBindingStatus(deps, { key, b, aggregation }, { log, now, signal });
-      if (latest !== b) own.wrote(latest);
+      const latest = await writeBindingStatus(
+        deps,
+        writes.bindings,
+        { key, b, aggregation },
+        { log, now, signal },
+      );
       const interpreter = currentInterpreter(deps.interpreter);
       const outcome = await reflectIntoTemplate(deps, b, aggregation.items, {
         interpreter,
         signal,
-        wrote: (t) => {
-          ownTemplates.wrote(t);
-        },
+        writes: writes.templates,
       });
       if (outcome === undefined) return converged();
       await reportScriptOutcome(
@@ -150,6 +150,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
  */
 async function writeBindingStatus(
   deps: BindingStatusDeps,
+  writes: OwnBindingWrites,
   target: { readonly key: string; readonly b: ResourceBinding; readonly aggregation: Aggregation },
   ctx: Pick<ReconcileContext, 'log' | 'now' | 'signal'>,
 ): Promise<ResourceBinding> {
@@ -163,7 +164,7 @@ async function writeBindingStatus(
     metadata: { resourceVersion: b.metadata.resourceVersion },
     status: { aggregatedStatus: items, conditions },
   };
-  const written = await bindingClient(deps.bindings, key).patchStatus(key, patch, { signal: ctx.signal });
+  const written = await writes.client(key).patchStatus(key, patch, { signal: ctx.signal });
   if (findCondition(b.status?.conditions, fullyApplied.type)?.status === fullyApplied.status) return written;
   const ok = fullyApplied.status === 'True';
   recordOnBinding(deps.events, b, {
@@ -191,14 +192,13 @@ async function reflectIntoTemplate(
   ctx: {
     readonly interpreter: ResourceInterpreter | undefined;
     readonly signal: AbortSignal;
-    /** The template as a write of its status returned it. */
-    readonly wrote: (t: ResourceTemplate) => void;
+    readonly writes: OwnTemplateWrites;
   },
 ): Promise<ScriptOutcome<unknown> | undefined> {
   const { interpreter, signal } = ctx;
   const r = b.spec.resource;
   if (!aggregatesStatus(r.apiVersion, r.kind, interpreter)) return { kind: 'none' };
-  const client = deps.templates.client(r.apiVersion, r.kind);
+  const client = ctx.writes.client(r.apiVersion, r.kind);
   const key = joinKey(r.namespace, r.name);
   const cached = deps.templates.get(r.apiVersion, r.kind, key);
   if (client === undefined || cached === undefined) return undefined;
@@ -213,11 +213,7 @@ async function reflectIntoTemplate(
         outcome = folded.outcome;
         return folded.next;
       },
-      write: async (next) => {
-        const written = await client.replaceStatus(next, { signal });
-        ctx.wrote(written);
-        return written;
-      },
+      write: (next) => client.replaceStatus(next, { signal }),
     });
   } catch (err: unknown) {
     if (!isNotFound(err)) throw err; // the template is gone: nothing to report into

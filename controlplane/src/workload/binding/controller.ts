@@ -133,7 +133,11 @@ export function bindingController(deps: BindingControllerDeps): ControllerSpec {
           const key = bindingKeyOfWork(w);
           return key === undefined ? [] : [key];
         },
-        { isEcho: (w) => written.isEcho({ key: keyOf(w), resourceVersion: w.metadata.resourceVersion }) },
+        {
+          ownWrites: {
+            isEcho: (w) => written.isEcho({ key: keyOf(w), resourceVersion: w.metadata.resourceVersion }),
+          },
+        },
       ),
       // A template whose binding is not there yet has nothing to sync: the binding's addition
       // brings the key.

@@ -19,9 +19,8 @@ import {
   isAlreadyExists,
   isNotFound,
   joinKey,
-  keyOf,
-  OwnWrites,
   splitKey,
+  type OwnWrites,
   type EventRecorder,
   type WatchCache,
 } from '@kf/kube';
@@ -34,9 +33,16 @@ import {
   type Outcome,
   type Source,
 } from '@kf/runtime';
-import { allBindings, bindingClient, getBinding, type BindingStore } from '../../bindings.ts';
+import {
+  allBindings,
+  bindingClient,
+  getBinding,
+  ownBindingWrites,
+  type BindingStore,
+  type OwnBindingWrites,
+} from '../../bindings.ts';
 import { isPropagatableType, isSkippedNamespace } from '../kinds.ts';
-import type { TemplateCaches } from '../template-caches.ts';
+import { ownTemplateWrites, type OwnTemplateWrites, type TemplateCaches } from '../template-caches.ts';
 import { isMeaningfulChange, type ResourceTemplate } from '../template.ts';
 import {
   currentInterpreter,
@@ -84,18 +90,18 @@ export function bindingKeyOfTemplate(t: ResourceTemplate): readonly string[] {
 export function templateSource(
   templates: TemplateCaches,
   options: {
-    readonly isEcho?: (t: ResourceTemplate) => boolean;
+    readonly ownWrites?: OwnWrites;
     readonly onlyKeys?: (key: string) => boolean;
   } = {},
 ): Source {
-  const { isEcho, onlyKeys } = options;
+  const { ownWrites, onlyKeys } = options;
   const keysOf =
     onlyKeys === undefined
       ? bindingKeyOfTemplate
       : (t: ResourceTemplate) => bindingKeyOfTemplate(t).filter(onlyKeys);
   return keysFrom(templates, keysOf, {
     changed: (obj, old) => isMeaningfulChange(old, obj),
-    ...(isEcho === undefined ? {} : { isEcho }),
+    ...(ownWrites === undefined ? {} : { ownWrites }),
   });
 }
 
@@ -153,9 +159,8 @@ export function findTemplate(
 
 /** The detector's own writes, whose events do not wake it again. */
 interface DetectorWrites {
-  readonly bindings: OwnWrites;
-  /** Templates of every kind: named by apiVersion, kind, namespace and name. */
-  readonly templates: OwnWrites;
+  readonly bindings: OwnBindingWrites;
+  readonly templates: OwnTemplateWrites;
 }
 
 type WritingDeps = ResourceDetectorDeps & { readonly own: DetectorWrites };
@@ -165,11 +170,8 @@ const CREATE_RACE_RECHECK_MS = 1_000;
 
 export function resourceDetectorController(detectorDeps: ResourceDetectorDeps): ControllerSpec {
   const own: DetectorWrites = {
-    bindings: new OwnWrites(),
-    templates: new OwnWrites({
-      identify: (o) =>
-        `${(o as ResourceTemplate).apiVersion ?? ''}/${(o as ResourceTemplate).kind ?? ''}/${keyOf(o)}`,
-    }),
+    bindings: ownBindingWrites(detectorDeps.bindings),
+    templates: ownTemplateWrites(detectorDeps.templates),
   };
   const deps: WritingDeps = { ...detectorDeps, own };
   const index = policyIndex(deps);
@@ -177,14 +179,14 @@ export function resourceDetectorController(detectorDeps: ResourceDetectorDeps): 
     name: 'resource-detector',
     workers: WORKLOAD_WORKERS,
     sources: [
-      templateSource(deps.templates, { isEcho: (t) => own.templates.isEcho(t) }),
+      templateSource(deps.templates, { ownWrites: own.templates.record }),
       policySource(deps, deps.propagationPolicies, 'Namespaced'),
       policySource(deps, deps.clusterPropagationPolicies, 'Cluster'),
       // It writes a binding's spec and metadata, and reads nothing of its status or of the fields
       // the scheduler and the evictors own.
       keysFrom(allBindings(deps.bindings), (b) => [joinKey(b.metadata.namespace, b.metadata.name ?? '')], {
         changed: detectorReadChanged,
-        isEcho: (b) => own.bindings.isEcho(b),
+        ownWrites: own.bindings.record,
       }),
       // A customization change may change the replicas of every template of its kinds.
       customizationSource(deps.interpreter, (targets) =>
@@ -227,11 +229,9 @@ async function writeClaim(
   signal: AbortSignal,
 ): Promise<void> {
   const patch = templateClaimPatch(t, policy);
-  const client = deps.templates.client(t.apiVersion ?? '', t.kind ?? '');
+  const client = deps.own.templates.client(t.apiVersion ?? '', t.kind ?? '');
   if (patch === undefined || client === undefined) return;
-  deps.own.templates.wrote(
-    await client.mergePatch(joinKey(t.metadata.namespace, t.metadata.name ?? ''), patch, { signal }),
-  );
+  await client.mergePatch(joinKey(t.metadata.namespace, t.metadata.name ?? ''), patch, { signal });
 }
 
 /** Creates or updates the binding of `template` under `policy`. */
@@ -286,17 +286,14 @@ async function sendBinding(
   plan: { readonly kind: 'Create' | 'Update'; readonly binding: ResourceBinding },
   signal: AbortSignal,
 ): Promise<ResourceBinding | 'raced'> {
-  const client = bindingClient(deps.bindings, key);
+  const client = deps.own.bindings.client(key);
   try {
-    const written =
-      plan.kind === 'Create'
-        ? await client.create(plan.binding, { signal })
-        : await client.replace(plan.binding, { signal });
-    deps.own.bindings.wrote(written);
-    return written;
+    return plan.kind === 'Create'
+      ? await client.create(plan.binding, { signal })
+      : await client.replace(plan.binding, { signal });
   } catch (err: unknown) {
     if (plan.kind !== 'Create' || !isAlreadyExists(err)) throw err;
-    deps.own.bindings.forget(key);
+    deps.own.bindings.record.forget(key);
     return 'raced';
   }
 }

@@ -17,7 +17,7 @@
  * elsewhere; a transient scheduling verdict should not bypass them.
  */
 import type { Cluster, ResourceBinding } from '@kf/api';
-import { OwnWrites, joinKey, type EventRecorder, type WatchCache } from '@kf/kube';
+import { joinKey, type EventRecorder, type OwnWrites, type WatchCache } from '@kf/kube';
 import {
   TerminalError,
   converged,
@@ -35,10 +35,11 @@ import { scheduleBinding, type SchedulerOptions } from '../../scheduler/schedule
 import { decideScheduling } from '../../scheduler/trigger.ts';
 import {
   allBindings,
-  bindingClient,
   getBinding,
-  type BindingStore,
+  ownBindingWrites,
   recordOnBinding,
+  type BindingStore,
+  type OwnBindingWrites,
 } from '../../bindings.ts';
 import { clustersToMatch, isAffectedBy, isForScheduler, isSchedulingEvent } from './intake.ts';
 import { describePass, planPlacementPatch, planStatusPatch } from './scheduling-writes.ts';
@@ -65,7 +66,7 @@ const bindingKey = (b: ResourceBinding): string => joinKey(b.metadata.namespace,
 /** Bindings to (re)schedule; the events of the scheduler's own writes do not count. */
 function bindingSource(deps: SchedulerDeps, own: OwnWrites): Source {
   return keysFrom(allBindings(deps.bindings), (b) => [bindingKey(b)], {
-    isEcho: (b) => own.isEcho(b),
+    ownWrites: own,
     wakes: isSchedulingEvent,
   });
 }
@@ -88,11 +89,11 @@ function clusterSource(deps: SchedulerDeps): Source {
 }
 
 export function schedulerController(deps: SchedulerDeps): ControllerSpec {
-  const own = new OwnWrites();
+  const writes = ownBindingWrites(deps.bindings);
   return {
     name: 'scheduler',
     workers: WORKLOAD_WORKERS,
-    sources: [bindingSource(deps, own), clusterSource(deps)],
+    sources: [bindingSource(deps, writes.record), clusterSource(deps)],
     async reconcile(key, ctx) {
       const b = getBinding(deps.bindings, key);
       if (b === undefined || !isForScheduler(b, deps.schedulerName)) return converged();
@@ -114,13 +115,11 @@ export function schedulerController(deps: SchedulerDeps): ControllerSpec {
         case 'Skip':
           if (trigger.observedGeneration !== undefined) {
             const patch = { status: { schedulerObservedGeneration: trigger.observedGeneration } };
-            own.wrote(
-              await bindingClient(deps.bindings, key).patchStatus(key, patch, { signal: ctx.signal }),
-            );
+            await writes.client(key).patchStatus(key, patch, { signal: ctx.signal });
           }
           return converged();
         case 'Schedule':
-          return schedule(deps, own, { key, b, clusters, reason: trigger.reason }, ctx);
+          return schedule(deps, writes, { key, b, clusters, reason: trigger.reason }, ctx);
       }
     },
   };
@@ -128,7 +127,7 @@ export function schedulerController(deps: SchedulerDeps): ControllerSpec {
 
 async function schedule(
   deps: SchedulerDeps,
-  own: OwnWrites,
+  writes: OwnBindingWrites,
   input: {
     readonly key: string;
     readonly b: ResourceBinding;
@@ -144,20 +143,17 @@ async function schedule(
     ...deps.options,
     onNoClusterFit: 'keep',
   });
-  const client = bindingClient(deps.bindings, key);
+  const client = writes.client(key);
   const placement = planPlacementPatch(b, result);
   const patched =
     placement === undefined ? undefined : await client.mergePatch(key, placement, { signal: ctx.signal });
-  own.wrote(patched);
   const status = planStatusPatch(patched ?? b, result, nowMs);
   if (status !== undefined) {
     // Guarded by resourceVersion: a merge patch replaces `status.conditions` whole, and
     // binding-status writes FullyApplied into the same list from its own copy; whichever writes
     // from a stale copy gets a conflict and tries again, instead of dropping the other's condition.
     const resourceVersion = (patched ?? b).metadata.resourceVersion;
-    own.wrote(
-      await client.patchStatus(key, { ...status, metadata: { resourceVersion } }, { signal: ctx.signal }),
-    );
+    await client.patchStatus(key, { ...status, metadata: { resourceVersion } }, { signal: ctx.signal });
   }
   const pass = describePass(result);
   if (placement !== undefined || status !== undefined) {
