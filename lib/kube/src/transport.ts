@@ -53,6 +53,11 @@ export class KubeTransport {
     const next =
       cluster.proxyUrl === undefined || cluster.proxyUrl === ''
         ? new Agent({
+            // HTTP/1.1 only: undici offers HTTP/2 by default and the API server takes it, and
+            // Node's HTTP/2 client was seen, rarely and under load, looping in its send path while
+            // its native buffers grew by gigabytes a second until the kernel killed the process.
+            // HTTP/1.1 also keeps each watch and each request on a connection of its own.
+            allowH2: false,
             // TCP keep-alive after 30 s of silence, as client-go and client-node do.
             connect: {
               ...tls,

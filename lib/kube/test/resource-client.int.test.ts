@@ -1,3 +1,5 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { TLSSocket } from 'node:tls';
 import { createLogger } from '@kf/runtime';
 import { TcpProxy } from '@kf/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +117,23 @@ describe('ResourceClient against a real API server', () => {
     expect(own.isEcho(byOthers)).toBe(false);
     for (const w of [created, patched, replaced, applied]) expect(own.isEcho(w)).toBe(true);
     expect(own.size).toBe(0);
+  });
+
+  it('speaks HTTP/1.1 to an API server that offers HTTP/2', async () => {
+    // The API server prefers h2 when a client offers it; the transport must not offer it.
+    const protocols: (string | false | null)[] = [];
+    const onConnected = (message: unknown): void => {
+      protocols.push((message as { socket: TLSSocket }).socket.alpnProtocol);
+    };
+    subscribe('undici:client:connected', onConnected);
+    try {
+      const fresh = new ResourceClient<ConfigMap>(cp.cluster.kubeConfig(), CONFIG_MAPS);
+      await Promise.all([fresh.list({ namespace: ns }), fresh.list({ namespace: ns })]);
+    } finally {
+      unsubscribe('undici:client:connected', onConnected);
+    }
+    expect(protocols.length).toBeGreaterThan(0);
+    expect(new Set(protocols)).toEqual(new Set(['http/1.1']));
   });
 
   it('reports AlreadyExists, Conflict and Invalid as codes', async () => {
