@@ -16,6 +16,21 @@ export interface TransportOptions {
   readonly connectTimeoutMs?: number;
 }
 
+let http1Only = false;
+
+/**
+ * Has the connections this process opens from now on speak HTTP/1.1 only (by default they offer
+ * HTTP/2 too, as undici does, and the API server takes it). For a process that sends many
+ * requests at once to an API server close by, the control plane: under such load Node's HTTP/2
+ * client was seen, rarely, looping in its send path while its native buffers grew by gigabytes a
+ * second until the kernel killed the process. Not for the agent: over a slow link every new
+ * HTTP/1.1 connection pays its TCP and TLS handshakes in round trips, where HTTP/2 multiplexes
+ * one. Call it before the first request.
+ */
+export function speakHttp1Only(): void {
+  http1Only = true;
+}
+
 /**
  * Plain undici access to one cluster, with the credentials of its KubeConfig. `connect()`
  * re-applies the KubeConfig each time (tokens from files or exec plugins rotate) and keeps one
@@ -53,11 +68,8 @@ export class KubeTransport {
     const next =
       cluster.proxyUrl === undefined || cluster.proxyUrl === ''
         ? new Agent({
-            // HTTP/1.1 only: undici offers HTTP/2 by default and the API server takes it, and
-            // Node's HTTP/2 client was seen, rarely and under load, looping in its send path while
-            // its native buffers grew by gigabytes a second until the kernel killed the process.
-            // HTTP/1.1 also keeps each watch and each request on a connection of its own.
-            allowH2: false,
+            // HTTP/2 offered unless the process asked for HTTP/1.1 only (see speakHttp1Only).
+            allowH2: !http1Only,
             // TCP keep-alive after 30 s of silence, as client-go and client-node do.
             connect: {
               ...tls,

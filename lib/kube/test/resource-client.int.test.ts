@@ -11,6 +11,7 @@ import {
   ResourceClient,
   formatMicroTime,
   kubeClients,
+  speakHttp1Only,
   updateWithRetry,
   type CoreEvent,
   type KubeObject,
@@ -119,8 +120,8 @@ describe('ResourceClient against a real API server', () => {
     expect(own.size).toBe(0);
   });
 
-  it('speaks HTTP/1.1 to an API server that offers HTTP/2', async () => {
-    // The API server prefers h2 when a client offers it; the transport must not offer it.
+  /** The protocols a fresh client's connections agreed on with the API server. */
+  async function negotiated(): Promise<Set<string | false | null>> {
     const protocols: (string | false | null)[] = [];
     const onConnected = (message: unknown): void => {
       protocols.push((message as { socket: TLSSocket }).socket.alpnProtocol);
@@ -132,8 +133,11 @@ describe('ResourceClient against a real API server', () => {
     } finally {
       unsubscribe('undici:client:connected', onConnected);
     }
-    expect(protocols.length).toBeGreaterThan(0);
-    expect(new Set(protocols)).toEqual(new Set(['http/1.1']));
+    return new Set(protocols);
+  }
+
+  it('offers HTTP/2, which the API server takes', async () => {
+    expect(await negotiated()).toEqual(new Set(['h2']));
   });
 
   it('reports AlreadyExists, Conflict and Invalid as codes', async () => {
@@ -237,6 +241,12 @@ describe('ResourceClient against a real API server', () => {
     const list = await clients.core.listNamespace();
     expect(list.items.map((n) => n.metadata?.name)).toContain(ns);
     expect(clients.core).toBe(clients.core);
+  });
+
+  // Last: it changes the protocol of every connection this file opens after it.
+  it('speaks HTTP/1.1 only once the process asks for it, as the control plane does', async () => {
+    speakHttp1Only();
+    expect(await negotiated()).toEqual(new Set(['http/1.1']));
   });
 });
 
