@@ -40,6 +40,32 @@ export default tseslint.config(
     files: ['**/main.ts', '**/*-main.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
+  // The control plane's service connects to its API server as connections.ts says: its clients
+  // come from there, and every cache, recorder and elector is given that transport.
+  {
+    files: ['controlplane/src/**/*.ts'],
+    ignores: [
+      '**/*.test.ts',
+      'controlplane/src/connections.ts',
+      // One-shot commands, not the service.
+      'controlplane/src/join/**',
+      'controlplane/src/workload/explain/**',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'NewExpression[callee.name=/^(ResourceClient|KubeTransport)$/]',
+          message: 'Build it with controlPlaneClient() or controlPlaneTransport() (connections.ts).',
+        },
+        {
+          selector:
+            "NewExpression[callee.name=/^(WatchCache|EventRecorder|LeaderElector)$/]:not(:has(Property[key.name='transport']))",
+          message: 'Give it transport: CONTROL_PLANE_TRANSPORT (connections.ts).',
+        },
+      ],
+    },
+  },
   // Libraries never import a product.
   {
     files: ['lib/**/*.ts'],

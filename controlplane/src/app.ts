@@ -22,11 +22,11 @@ import {
   type Work,
   type WorkloadRebalancer,
 } from '@kf/api';
+import type { ResourceClient } from '@kf/kube';
 import {
   EventRecorder,
   LEASE_RESOURCE,
   LeaderElector,
-  ResourceClient,
   createWatchCacheMetrics,
   kubeconfigEnvPaths,
   loadKubeConfigs,
@@ -71,6 +71,7 @@ import {
   type ControllerSetParts,
   type ControlPlaneWiring,
 } from './wiring.ts';
+import { CONTROL_PLANE_TRANSPORT, controlPlaneClient } from './connections.ts';
 
 export interface ControlPlaneDeps {
   readonly log: Logger;
@@ -123,8 +124,8 @@ const BUILT_IN: readonly BuiltIn[] = [
         clusters: w.caches.clusters(),
         bindings: s.bindings(),
         clusterClient: s.clusterClient,
-        namespaceClient: new ResourceClient<Namespace>(w.kubeConfig, NAMESPACE_RESOURCE),
-        workClient: new ResourceClient<Work>(w.kubeConfig, workKind),
+        namespaceClient: controlPlaneClient<Namespace>(w.kubeConfig, NAMESPACE_RESOURCE),
+        workClient: controlPlaneClient<Work>(w.kubeConfig, workKind),
         events: w.events,
       }),
   },
@@ -136,7 +137,7 @@ const BUILT_IN: readonly BuiltIn[] = [
         clusters: w.caches.clusters(),
         leases: w.caches.clusterLeases(),
         clusterClient: s.clusterClient,
-        leaseClient: new ResourceClient<Lease>(w.kubeConfig, LEASE_RESOURCE),
+        leaseClient: controlPlaneClient<Lease>(w.kubeConfig, LEASE_RESOURCE),
         events: w.events,
         grace: {
           monitorGracePeriodMs: w.config.clusterMonitorGracePeriodMs,
@@ -208,9 +209,9 @@ const BUILT_IN: readonly BuiltIn[] = [
     build: (w, s) =>
       fenceReleaseController({
         works: w.caches.cache<Work>(workKind),
-        workClient: new ResourceClient<Work>(w.kubeConfig, workKind),
+        workClient: controlPlaneClient<Work>(w.kubeConfig, workKind),
         leases: w.caches.clusterLeases(),
-        leaseClient: new ResourceClient<Lease>(w.kubeConfig, LEASE_RESOURCE),
+        leaseClient: controlPlaneClient<Lease>(w.kubeConfig, LEASE_RESOURCE),
         events: w.events,
         metrics: s.metrics,
         marginMs: w.config.fenceReleaseMarginMs,
@@ -246,7 +247,7 @@ const BUILT_IN: readonly BuiltIn[] = [
         ingresses: w.caches.multiClusterIngresses(),
         clusters: w.caches.clusters(),
         resourceBindings: w.caches.resourceBindings(),
-        ingressClient: new ResourceClient<MultiClusterIngress>(w.kubeConfig, multiClusterIngressKind),
+        ingressClient: controlPlaneClient<MultiClusterIngress>(w.kubeConfig, multiClusterIngressKind),
         events: w.events,
       }),
   },
@@ -257,7 +258,7 @@ const BUILT_IN: readonly BuiltIn[] = [
     build: (w, s) =>
       workloadRebalancerController({
         rebalancers: w.caches.workloadRebalancers(),
-        rebalancerClient: new ResourceClient<WorkloadRebalancer>(w.kubeConfig, workloadRebalancerKind),
+        rebalancerClient: controlPlaneClient<WorkloadRebalancer>(w.kubeConfig, workloadRebalancerKind),
         bindings: s.bindings(),
         events: w.events,
         metrics: s.metrics,
@@ -300,7 +301,7 @@ export function buildControllers(
       () => w.events.waiting,
       () => observations.clockOffsets(),
     ),
-    clusterClient: new ResourceClient<Cluster>(w.kubeConfig, clusterKind),
+    clusterClient: controlPlaneClient<Cluster>(w.kubeConfig, clusterKind),
     fleetGuard: () =>
       (guard ??= new FleetGuard({
         clusters: () => clusters.list(),
@@ -314,8 +315,8 @@ export function buildControllers(
       (store ??= {
         resourceBindings: w.caches.resourceBindings(),
         clusterResourceBindings: w.caches.clusterResourceBindings(),
-        resourceBindingClient: new ResourceClient<ResourceBinding>(w.kubeConfig, resourceBindingKind),
-        clusterResourceBindingClient: new ResourceClient<ClusterResourceBinding>(
+        resourceBindingClient: controlPlaneClient<ResourceBinding>(w.kubeConfig, resourceBindingKind),
+        clusterResourceBindingClient: controlPlaneClient<ClusterResourceBinding>(
           w.kubeConfig,
           clusterResourceBindingKind,
         ),
@@ -352,6 +353,7 @@ async function runControlPlane(
   // While the controllers hold a backlog, Events slow further: the moves go first.
   const events = new EventRecorder({
     kubeConfig,
+    transport: CONTROL_PLANE_TRANSPORT,
     component: EVENT_COMPONENT,
     log,
     clock,
@@ -457,6 +459,7 @@ function leadership(
   return {
     leadership: new LeaderElector({
       kubeConfig,
+      transport: CONTROL_PLANE_TRANSPORT,
       namespace: le.namespace,
       name: le.name,
       leaseDurationMs: le.leaseDurationMs,

@@ -65,6 +65,11 @@ export interface OwnBindingWrites {
   client(key: string): ResourceClient<Binding>;
 }
 
+/** Writes to bindings of both kinds that record nothing (for a writer that does not watch its writes' echoes). */
+export function plainBindingWrites(store: BindingStore): Pick<OwnBindingWrites, 'client'> {
+  return { client: (key) => bindingClient(store, key) };
+}
+
 export function ownBindingWrites(store: BindingStore): OwnBindingWrites {
   const record = new OwnWrites();
   const namespaced = store.resourceBindingClient.withOwnWrites(record);

@@ -5,7 +5,7 @@
  * failure, 2 bad flags or configuration).
  */
 import { CommanderError } from 'commander';
-import { commandFailure, reportServiceFailure, speakHttp1Only } from '@kf/kube';
+import { commandFailure, reportServiceFailure } from '@kf/kube';
 import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
@@ -18,8 +18,6 @@ const COMPONENT = 'controlplane';
 async function main(argv: readonly string[]): Promise<number> {
   let log = createLogger({ component: COMPONENT });
   const program = buildControlPlaneCommand(async (config) => {
-    // Many requests at once to an API server close by: see speakHttp1Only.
-    speakHttp1Only();
     log = createLogger({ component: COMPONENT, level: config.logLevel });
     const registry = createRegistry({ component: COMPONENT, version: CONTROLPLANE_VERSION });
     const shutdown = onShutdownSignal((signal, count) => {

@@ -35,6 +35,7 @@ import type { Clock, ControllerSpec, Logger, Runnable, RunnerDeps } from '@kf/ru
 import { cachedFormFor } from './cached-forms.ts';
 import type { ControlPlaneConfig } from './cli.ts';
 import type { HeldClusterTaintPolicy } from './controllers/taint-policy/policy-taints.ts';
+import { CONTROL_PLANE_TRANSPORT } from './connections.ts';
 
 export interface ControlPlaneWiring {
   readonly config: ControlPlaneConfig;
@@ -102,6 +103,7 @@ export class SharedCaches {
     if (cache === undefined) {
       cache = new WatchCache<KubeObject>({
         kubeConfig: this.#kubeConfig,
+        transport: CONTROL_PLANE_TRANSPORT,
         resource,
         log: this.#log,
         clock: this.#clock,

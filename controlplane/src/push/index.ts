@@ -5,7 +5,6 @@
  */
 import { resourceInterpreterCustomizationKind, type ResourceInterpreterCustomization } from '@kf/api';
 import { createResourceInterpreter } from '@kf/interpreter';
-import { ResourceClient } from '@kf/kube';
 import { InterpreterCustomizations, SECRET_RESOURCE, memberMetricFamilies, type Secret } from '@kf/member';
 import { DEFAULT_METRIC_PREFIX, whenAborted } from '@kf/runtime';
 import { isControllerEnabled } from '../cli.ts';
@@ -13,6 +12,7 @@ import type { ControllerSet } from '../wiring.ts';
 import { pushSupervisor, sharedSecretReads } from './push-controllers.ts';
 import { memberParts } from './member-parts.ts';
 import { PUSH_PARTS, PushHosts } from './push-hosts.ts';
+import { controlPlaneClient } from '../connections.ts';
 
 export const pushClusters: ControllerSet = (w) => {
   const enabled = (name: string) => isControllerEnabled(w.config.controllers, name);
@@ -44,7 +44,7 @@ export const pushClusters: ControllerSet = (w) => {
     log,
   );
   const problems = new Map<string, string>();
-  const secrets = sharedSecretReads(new ResourceClient<Secret>(w.kubeConfig, SECRET_RESOURCE), () =>
+  const secrets = sharedSecretReads(controlPlaneClient<Secret>(w.kubeConfig, SECRET_RESOURCE), () =>
     w.clock.monotonic(),
   );
   return {

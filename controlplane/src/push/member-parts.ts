@@ -29,6 +29,7 @@ import {
   type RunnerDeps,
 } from '@kf/runtime';
 import type { PushAccessKey, PushHostFactory, PushPart } from './push-hosts.ts';
+import { CONTROL_PLANE_TRANSPORT } from '../connections.ts';
 
 /** The field manager of every write to a Push member, as `kubectl get --show-managed-fields` names it. */
 export const PUSH_FIELD_MANAGER = 'karmada-failover-controlplane';
@@ -100,6 +101,7 @@ function runnables(
     clusterName: cluster,
     config: d.config,
     karmada: d.karmada,
+    karmadaTransport: CONTROL_PLANE_TRANSPORT,
     clusters: d.clusters,
     member: c.member,
     metrics: c.metrics,
@@ -128,6 +130,7 @@ function runnables(
 function worksOf(d: MemberPartsDeps, cluster: string, signal: AbortSignal): WatchCache<Work> {
   const cache = new WatchCache<Work>({
     kubeConfig: d.karmada,
+    transport: CONTROL_PLANE_TRANSPORT,
     resource: workKind,
     namespace: executionNamespaceFor(cluster),
     log: d.log.child({ cluster }),

@@ -21,9 +21,9 @@ import {
   type ResourceInterpreterCustomization,
   type Work,
 } from '@kf/api';
+import type { ResourceClient } from '@kf/kube';
 import {
   EventRecorder,
-  ResourceClient,
   WatchCache,
   type KubeObject,
   type ResourceDescriptor,
@@ -44,6 +44,7 @@ import type { KindCatalog } from './kinds.ts';
 import { resourceDetectorController } from './resource-detector/controller.ts';
 import { schedulerController } from './scheduler/controller.ts';
 import { TemplateCaches } from './template-caches.ts';
+import { CONTROL_PLANE_TRANSPORT, controlPlaneClient } from '../connections.ts';
 
 export { builtInKinds, type KindCatalog, type KindResolver } from './kinds.ts';
 export { DiscoveryKinds, discoveryKinds } from './kind-discovery/discovery-kinds.ts';
@@ -134,6 +135,7 @@ export function createWorkloadDeps(
     if (opts.cacheOf !== undefined) return opts.cacheOf<T>(resource);
     const c = new WatchCache<T>({
       kubeConfig,
+      transport: CONTROL_PLANE_TRANSPORT,
       resource,
       log,
       ...(opts.clock === undefined ? {} : { clock: opts.clock }),
@@ -167,20 +169,21 @@ export function createWorkloadDeps(
     bindings: {
       resourceBindings: cache<ResourceBinding>(resourceBindingKind),
       clusterResourceBindings: cache<ResourceBinding>(clusterResourceBindingKind),
-      resourceBindingClient: new ResourceClient<ResourceBinding>(kubeConfig, resourceBindingKind),
-      clusterResourceBindingClient: new ResourceClient<ResourceBinding>(
+      resourceBindingClient: controlPlaneClient<ResourceBinding>(kubeConfig, resourceBindingKind),
+      clusterResourceBindingClient: controlPlaneClient<ResourceBinding>(
         kubeConfig,
         clusterResourceBindingKind,
       ),
     },
     clusters: cache<Cluster>(clusterKind),
     works: cache<Work>(workKind),
-    workClient: new ResourceClient<Work>(kubeConfig, workKind),
+    workClient: controlPlaneClient<Work>(kubeConfig, workKind),
     namespaces: cache<NamespaceObject & KubeObject>(NAMESPACE_RESOURCE),
     events:
       opts.events ??
       new EventRecorder({
         kubeConfig,
+        transport: CONTROL_PLANE_TRANSPORT,
         component: opts.component ?? 'karmada-controller-manager',
         log,
         ...(opts.clock === undefined ? {} : { clock: opts.clock }),

@@ -8,9 +8,9 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { PropagationPolicy } from '@kf/api';
+import type { ResourceClient } from '@kf/kube';
 import {
   OwnWrites,
-  ResourceClient,
   WatchCache,
   apiVersionOf,
   keyOf,
@@ -21,6 +21,7 @@ import { whenAborted, type Logger, type ObjectEventHandler, type ObjectSource } 
 import { cachedFormFor } from '../cached-forms.ts';
 import { isPropagatableType, type KindCatalog } from './kinds.ts';
 import { typeKey, type ResourceTemplate } from './template.ts';
+import { CONTROL_PLANE_TRANSPORT, controlPlaneClient } from '../connections.ts';
 
 interface TypeEntry {
   readonly resource: ResourceDescriptor;
@@ -73,6 +74,7 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
     const cachedForm = cachedFormFor(resource);
     const cache = new WatchCache<ResourceTemplate>({
       kubeConfig: this.opts.kubeConfig,
+      transport: CONTROL_PLANE_TRANSPORT,
       resource,
       log: this.opts.log,
       // What the process's caches keep of an object (cached-forms.ts).
@@ -84,7 +86,7 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
         this.emit(type, obj, old);
       }),
     );
-    this.entries.set(key, { resource, cache, client: new ResourceClient(this.opts.kubeConfig, resource) });
+    this.entries.set(key, { resource, cache, client: controlPlaneClient(this.opts.kubeConfig, resource) });
     if (this.signal !== undefined) cache.start(this.signal);
     this.opts.log.info({ apiVersion, kind }, 'watching resource templates');
     return true;

@@ -3,7 +3,7 @@
  * running in-process, and builders for the objects the tests create.
  */
 import { createLogger, runController } from '@kf/runtime';
-import { ResourceClient, speakHttp1Only, type ResourceDescriptor } from '@kf/kube';
+import { ResourceClient, type ResourceDescriptor } from '@kf/kube';
 import {
   clusterKind,
   clusterPropagationPolicyKind,
@@ -80,8 +80,6 @@ export async function startHarness(
   memberNames: readonly string[],
   options: HarnessOptions = {},
 ): Promise<Harness> {
-  // As the control plane's process does.
-  speakHttp1Only();
   const cp = await startControlPlane();
   const kc = cp.kubeConfig();
   const namespaces = new ResourceClient(kc, NAMESPACES);

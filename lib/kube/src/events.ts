@@ -12,6 +12,7 @@ import {
 } from './event-dedupe.ts';
 import { paceWhile, startPace, takeToken, type EventPace, type PaceState } from './event-pace.ts';
 import { ResourceClient } from './resource-client.ts';
+import type { TransportOptions } from './transport.ts';
 import type { KubeObject, ResourceDescriptor } from './resource.ts';
 
 export type EventType = 'Normal' | 'Warning';
@@ -54,6 +55,8 @@ export const CORE_EVENT_RESOURCE: ResourceDescriptor = {
 
 export interface EventRecorderOptions {
   readonly kubeConfig: KubeConfig;
+  /** How the recorder's connections are made (default: HTTP/2 offered). */
+  readonly transport?: TransportOptions;
   /** `source.component` / `reportingComponent`, e.g. `karmada-agent`. */
   readonly component: string;
   /** `source.host` / `reportingInstance` (default: host name). */
@@ -116,6 +119,7 @@ export class EventRecorder {
     this.opts = opts;
     this.client = new ResourceClient<CoreEvent>(opts.kubeConfig, CORE_EVENT_RESOURCE, {
       timeoutMs: opts.timeoutMs ?? 10_000,
+      ...(opts.transport === undefined ? {} : { transport: opts.transport }),
     });
     this.clock = opts.clock ?? systemClock;
     this.log = opts.log.child({ recorder: opts.component });

@@ -13,6 +13,7 @@ import { isAlreadyExists, isConflict, isNotFound, toKubeError } from './errors.t
 import { LEASE_RESOURCE, type Lease, type LeaseSpec } from './lease.ts';
 import { judgeLease, planLeaseRelease, planLeaseSpec, type LeaseObservation } from './lease-claim.ts';
 import { ResourceClient } from './resource-client.ts';
+import type { TransportOptions } from './transport.ts';
 
 /** client-go's defaults: a lost leader stops its work 5 s before anyone else may take over. */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
@@ -37,6 +38,8 @@ export function makeLeaderGauge(registry: Parameters<typeof makeGauge>[0]): Lead
 
 export interface LeaderElectionOptions {
   readonly kubeConfig: KubeConfig;
+  /** How the elector's connections are made (default: HTTP/2 offered). */
+  readonly transport?: TransportOptions;
   /** Where the Lease lives. */
   readonly namespace: string;
   readonly name: string;
@@ -104,6 +107,7 @@ export class LeaderElector implements Leadership {
     validateTimings(this.leaseDurationMs, this.renewDeadlineMs, this.retryPeriodMs, this.jitterFactor);
     this.leases = new ResourceClient<Lease>(opts.kubeConfig, LEASE_RESOURCE, {
       timeoutMs: this.renewDeadlineMs,
+      ...(opts.transport === undefined ? {} : { transport: opts.transport }),
     });
     this.log = opts.log.child({ lease: `${opts.namespace}/${opts.name}`, identity: this.identity });
     this.clock = opts.clock ?? systemClock;

@@ -11,7 +11,7 @@ import {
   type ResourceDescriptor,
 } from './resource.ts';
 import type { OwnWrites } from './own-writes.ts';
-import { KubeTransport } from './transport.ts';
+import { KubeTransport, type TransportOptions } from './transport.ts';
 
 /** Per-call overrides; the client's default deadline applies otherwise. */
 export interface CallOptions {
@@ -60,6 +60,8 @@ export interface DeleteOptions extends CallOptions {
 export interface ResourceClientOptions {
   /** Default deadline per call (default 30 s). */
   readonly timeoutMs?: number;
+  /** How to connect (a new pool of this client's own), or another client's transport to share. */
+  readonly transport?: TransportOptions | KubeTransport;
 }
 
 const USER_AGENT = 'karmada-failover';
@@ -86,13 +88,13 @@ interface ObjectAt {
 
 /**
  * Typed CRUD for one resource (custom or built-in, namespaced or cluster-scoped) over plain
- * undici requests (one connection pool per client), returning plain JSON objects (timestamps
+ * undici requests (a connection pool per client unless given one), returning plain JSON objects (timestamps
  * stay strings). Every failure is a KubeError. Keys are `name` or `namespace/name`.
  */
 export class ResourceClient<T extends KubeObject> {
   readonly resource: ResourceDescriptor;
   private readonly kc: KubeConfig;
-  private transport: KubeTransport;
+  private readonly transport: KubeTransport;
   private readonly timeoutMs: number;
   /** Where the object each write returns is recorded (see {@link withOwnWrites}). */
   private ownWrites: OwnWrites | undefined;
@@ -101,7 +103,8 @@ export class ResourceClient<T extends KubeObject> {
     this.kc = kc;
     this.resource = resource;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_API_TIMEOUT_MS;
-    this.transport = new KubeTransport(kc);
+    this.transport =
+      opts.transport instanceof KubeTransport ? opts.transport : new KubeTransport(kc, opts.transport);
   }
 
   /**
@@ -110,8 +113,10 @@ export class ResourceClient<T extends KubeObject> {
    * apart (`keysFrom`'s `ownWrites`) without recording anything by hand.
    */
   withOwnWrites(own: OwnWrites): ResourceClient<T> {
-    const recording = new ResourceClient<T>(this.kc, this.resource, { timeoutMs: this.timeoutMs });
-    recording.transport = this.transport;
+    const recording = new ResourceClient<T>(this.kc, this.resource, {
+      timeoutMs: this.timeoutMs,
+      transport: this.transport,
+    });
     recording.ownWrites = own;
     return recording;
   }

@@ -1,6 +1,6 @@
 import type { RequestOptions } from 'node:https';
-import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { Agent, type Dispatcher } from 'undici';
+import { HttpMethod, RequestContext, type Cluster, type KubeConfig } from '@kubernetes/client-node';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 
 /** What one request to the API server needs: where, through which connection pool, which headers. */
 export interface Connection {
@@ -14,21 +14,14 @@ export interface Connection {
 export interface TransportOptions {
   /** TCP + TLS handshake deadline (default 10 s). */
   readonly connectTimeoutMs?: number;
-}
-
-let http1Only = false;
-
-/**
- * Has the connections this process opens from now on speak HTTP/1.1 only (by default they offer
- * HTTP/2 too, as undici does, and the API server takes it). For a process that sends many
- * requests at once to an API server close by, the control plane: under such load Node's HTTP/2
- * client was seen, rarely, looping in its send path while its native buffers grew by gigabytes a
- * second until the kernel killed the process. Not for the agent: over a slow link every new
- * HTTP/1.1 connection pays its TCP and TLS handshakes in round trips, where HTTP/2 multiplexes
- * one. Call it before the first request.
- */
-export function speakHttp1Only(): void {
-  http1Only = true;
+  /**
+   * Offer HTTP/2 when connecting (default true, as undici does; the API server takes it). Over a
+   * slow link one multiplexed connection beats a TCP and TLS handshake per new HTTP/1.1
+   * connection. A process sending many requests at once to an API server close by may prefer
+   * HTTP/1.1 only: under such load Node's HTTP/2 client was seen, rarely, looping in its send path
+   * while its native buffers grew by gigabytes a second until the kernel killed the process.
+   */
+  readonly offerHttp2?: boolean;
 }
 
 /**
@@ -42,6 +35,7 @@ export function speakHttp1Only(): void {
 export class KubeTransport {
   private readonly kc: KubeConfig;
   private readonly connectTimeoutMs: number;
+  private readonly offerHttp2: boolean;
   private agent: Dispatcher | undefined;
   private tlsFingerprint = '';
   private closed = false;
@@ -49,6 +43,7 @@ export class KubeTransport {
   constructor(kc: KubeConfig, opts: TransportOptions = {}) {
     this.kc = kc;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+    this.offerHttp2 = opts.offerHttp2 ?? true;
   }
 
   async connect(): Promise<Connection> {
@@ -57,28 +52,27 @@ export class KubeTransport {
     await this.kc.applyToHTTPSOptions(o);
     const cluster = this.kc.getCurrentCluster();
     if (cluster === null) throw new Error('the current context names no cluster');
-    const dispatcher = await this.pool(cluster, tlsOf(o));
+    const dispatcher = await this.pool(cluster, o);
     return { baseUrl: cluster.server.replace(/\/+$/, ''), dispatcher, headers: headersOf(o) };
   }
 
   /** The pool for this TLS material: the current one, or a new one replacing it. */
-  private async pool(cluster: { server: string; proxyUrl?: string }, tls: Tls): Promise<Dispatcher> {
-    const fingerprint = fingerprintOf(tls);
+  private async pool(cluster: Cluster, https: RequestOptions): Promise<Dispatcher> {
+    const fingerprint = fingerprintOf(tlsOf(https));
     if (this.agent !== undefined && fingerprint === this.tlsFingerprint) return this.agent;
     const next =
       cluster.proxyUrl === undefined || cluster.proxyUrl === ''
         ? new Agent({
-            // HTTP/2 offered unless the process asked for HTTP/1.1 only (see speakHttp1Only).
-            allowH2: !http1Only,
+            allowH2: this.offerHttp2,
             // TCP keep-alive after 30 s of silence, as client-go and client-node do.
             connect: {
-              ...tls,
+              ...tlsOf(https),
               timeout: this.connectTimeoutMs,
               keepAlive: true,
               keepAliveInitialDelay: 30_000,
             },
           })
-        : await proxyDispatcher(this.kc, cluster.server);
+        : await this.proxyDispatcher(cluster, https);
     // Building a proxy dispatcher awaits: a concurrent connect() or close() may have come first.
     if (this.closed || (this.agent !== undefined && fingerprint === this.tlsFingerprint)) {
       void next.close().catch(() => undefined);
@@ -90,6 +84,28 @@ export class KubeTransport {
     this.tlsFingerprint = fingerprint;
     if (old !== undefined) void old.close().catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The dispatcher for a cluster behind a `proxy-url`: an HTTP proxy through undici's ProxyAgent
+   * built here (so that it offers HTTP/2 only when this transport does), SOCKS through the
+   * connector client-node builds (its TLS offers no protocol: HTTP/1.1).
+   */
+  private async proxyDispatcher(cluster: Cluster, https: RequestOptions): Promise<Dispatcher> {
+    const proxyUrl = cluster.proxyUrl ?? '';
+    if (!proxyUrl.startsWith('socks')) {
+      return new ProxyAgent({
+        uri: proxyUrl,
+        allowH2: this.offerHttp2,
+        requestTls: tlsOf(https),
+        connect: { keepAlive: true, keepAliveInitialDelay: 30_000 },
+      });
+    }
+    const ctx = new RequestContext(cluster.server, HttpMethod.GET);
+    await this.kc.applySecurityAuthentication(ctx);
+    const dispatcher = ctx.getDispatcher();
+    if (dispatcher === undefined) throw new Error(`no dispatcher for the proxy of ${cluster.server}`);
+    return dispatcher;
   }
 
   /** Closes the pool; requests still running are destroyed. */
@@ -128,15 +144,6 @@ function fingerprintOf(tls: Tls): string {
     tls.rejectUnauthorized,
     tls.servername,
   ]);
-}
-
-/** The dispatcher client-node's generated clients use for a cluster behind a proxy. */
-async function proxyDispatcher(kc: KubeConfig, server: string): Promise<Dispatcher> {
-  const ctx = new RequestContext(server, HttpMethod.GET);
-  await kc.applySecurityAuthentication(ctx);
-  const dispatcher = ctx.getDispatcher();
-  if (dispatcher === undefined) throw new Error(`no dispatcher for the proxy of ${server}`);
-  return dispatcher;
 }
 
 function bufferText(v: unknown): string | undefined {

@@ -14,7 +14,7 @@ import { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } 
 import { kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './errors.ts';
 import { LineSplitter } from './ndjson.ts';
 import { collectionPath, joinKey, type KubeObject, type ResourceDescriptor } from './resource.ts';
-import { KubeTransport, type Connection } from './transport.ts';
+import { KubeTransport, type Connection, type TransportOptions } from './transport.ts';
 import { parseWatchEvent } from './watch-event.ts';
 import type { BoundWatchMetrics, WatchCacheMetrics } from './watch-metrics.ts';
 import {
@@ -44,6 +44,8 @@ function withTypeMeta<T extends KubeObject>(
 
 export interface WatchCacheOptions<T> {
   readonly kubeConfig: KubeConfig;
+  /** How the cache's own connection pool connects (default: HTTP/2 offered). */
+  readonly transport?: TransportOptions;
   readonly resource: ResourceDescriptor;
   readonly log: Logger;
   /** Watch one namespace only (namespaced resources). */
@@ -272,7 +274,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
       if (signal.aborted) abort.abort();
       else signal.addEventListener('abort', () => void this.stop(), { once: true });
     }
-    this.transport = new KubeTransport(this.opts.kubeConfig);
+    this.transport = new KubeTransport(this.opts.kubeConfig, this.opts.transport);
     this.loop = this.runLoop(abort.signal);
   }
 

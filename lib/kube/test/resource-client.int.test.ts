@@ -1,4 +1,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { createLogger } from '@kf/runtime';
 import { TcpProxy } from '@kf/testing';
@@ -11,12 +15,12 @@ import {
   ResourceClient,
   formatMicroTime,
   kubeClients,
-  speakHttp1Only,
   updateWithRetry,
   type CoreEvent,
   type KubeObject,
   type Lease,
   type ResourceDescriptor,
+  type TransportOptions,
 } from '../src/index.ts';
 import { startTestControlPlane, testNamespace, type TestControlPlane } from './control-plane.ts';
 
@@ -121,14 +125,19 @@ describe('ResourceClient against a real API server', () => {
   });
 
   /** The protocols a fresh client's connections agreed on with the API server. */
-  async function negotiated(): Promise<Set<string | false | null>> {
+  async function negotiated(
+    transport: TransportOptions = {},
+    kc = cp.cluster.kubeConfig(),
+  ): Promise<Set<string | false | null>> {
     const protocols: (string | false | null)[] = [];
     const onConnected = (message: unknown): void => {
-      protocols.push((message as { socket: TLSSocket }).socket.alpnProtocol);
+      const { alpnProtocol } = (message as { socket: Partial<TLSSocket> }).socket;
+      // A plain TCP connection (to a proxy) has none.
+      if (alpnProtocol !== undefined) protocols.push(alpnProtocol);
     };
     subscribe('undici:client:connected', onConnected);
     try {
-      const fresh = new ResourceClient<ConfigMap>(cp.cluster.kubeConfig(), CONFIG_MAPS);
+      const fresh = new ResourceClient<ConfigMap>(kc, CONFIG_MAPS, { transport });
       await Promise.all([fresh.list({ namespace: ns }), fresh.list({ namespace: ns })]);
     } finally {
       unsubscribe('undici:client:connected', onConnected);
@@ -136,8 +145,37 @@ describe('ResourceClient against a real API server', () => {
     return new Set(protocols);
   }
 
-  it('offers HTTP/2, which the API server takes', async () => {
+  it('offers HTTP/2, which the API server takes, unless told to speak HTTP/1.1 only', async () => {
     expect(await negotiated()).toEqual(new Set(['h2']));
+    expect(await negotiated({ offerHttp2: false })).toEqual(new Set(['http/1.1']));
+  });
+
+  it('chooses the protocol the same way through an HTTP proxy (proxy-url)', async () => {
+    const tunnelled: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, client: Duplex) => {
+      tunnelled.push(req.url ?? '');
+      const [host = '', port = ''] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(client).pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const viaProxy = cp.cluster.kubeConfig();
+      const { port } = proxy.address() as AddressInfo;
+      viaProxy.clusters = viaProxy.clusters.map((c) => ({ ...c, proxyUrl: `http://127.0.0.1:${port}` }));
+      expect(await negotiated({}, viaProxy)).toEqual(new Set(['h2']));
+      expect(await negotiated({ offerHttp2: false }, viaProxy)).toEqual(new Set(['http/1.1']));
+      expect(tunnelled.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   });
 
   it('reports AlreadyExists, Conflict and Invalid as codes', async () => {
@@ -241,12 +279,6 @@ describe('ResourceClient against a real API server', () => {
     const list = await clients.core.listNamespace();
     expect(list.items.map((n) => n.metadata?.name)).toContain(ns);
     expect(clients.core).toBe(clients.core);
-  });
-
-  // Last: it changes the protocol of every connection this file opens after it.
-  it('speaks HTTP/1.1 only once the process asks for it, as the control plane does', async () => {
-    speakHttp1Only();
-    expect(await negotiated()).toEqual(new Set(['http/1.1']));
   });
 });
 

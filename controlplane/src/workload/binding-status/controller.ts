@@ -132,7 +132,7 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
       });
       if (outcome === undefined) return converged();
       await reportScriptOutcome(
-        deps,
+        { writes: writes.bindings, events: deps.events },
         { key, b: latest },
         { step: 'AggregateStatus', outcome },
         { nowMs: now(), signal },

@@ -32,6 +32,7 @@ import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
   allBindings,
   bindingClient,
+  plainBindingWrites,
   bindingKeyOfWork,
   getBinding,
   isClusterBindingKey,
@@ -259,7 +260,7 @@ async function syncWorks(
     if (again !== undefined) recheckMs = Math.min(recheckMs ?? again, again);
   }
   await reportScriptOutcome(
-    deps,
+    { writes: plainBindingWrites(deps.bindings), events: deps.events },
     { key, b },
     { step: 'ReviseReplica', outcome: planned.revise },
     { nowMs: ctx.nowMs, signal: ctx.signal },

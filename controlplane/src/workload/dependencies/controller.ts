@@ -34,7 +34,12 @@ import {
   type Outcome,
   type Source,
 } from '@kf/runtime';
-import { isClusterBindingKey, recordOnBinding, type BindingStore } from '../../bindings.ts';
+import {
+  isClusterBindingKey,
+  plainBindingWrites,
+  recordOnBinding,
+  type BindingStore,
+} from '../../bindings.ts';
 import {
   currentInterpreter,
   customizationSource,
@@ -179,7 +184,7 @@ async function distribute(deps: DependenciesDistributorDeps, p: Dependant, ctx: 
         ? { kind: 'succeeded' as const, value: outcome.references }
         : { kind: 'none' as const };
   await reportScriptOutcome(
-    deps,
+    { writes: plainBindingWrites(deps.bindings), events: deps.events },
     { key: p.key, b: p.b },
     { step: 'GetDependencies', outcome: scriptOutcome },
     { nowMs: ctx.now(), signal: ctx.signal },

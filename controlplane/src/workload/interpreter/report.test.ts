@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, ResourceBinding } from '@kf/api';
 import { KubeError, type EventRecorder } from '@kf/kube';
-import type { Binding, BindingStore } from '../../bindings.ts';
+import type { Binding } from '../../bindings.ts';
 import type { ScriptOutcome } from './script-condition.ts';
-import { reportScriptOutcome } from './report.ts';
+import { reportScriptOutcome, type ReportDeps } from './report.ts';
 
 const KEY = 'default/web-deployment';
 const NOW = Date.parse('2026-05-01T10:00:00Z');
@@ -18,7 +18,7 @@ function binding(resourceVersion: string, conditions: readonly Condition[] = [])
 
 /** A binding client whose stored copy is `stored`; a status patch at another version conflicts. */
 function serverOf(stored: ResourceBinding): {
-  deps: { bindings: BindingStore; events: EventRecorder };
+  deps: ReportDeps;
   reads: number;
   patches: string[];
   events: string[];
@@ -41,7 +41,7 @@ function serverOf(stored: ResourceBinding): {
   };
   const events = { record: (_o: unknown, _t: string, reason: string) => state.events.push(reason) };
   const deps = {
-    bindings: { resourceBindingClient: client } as unknown as BindingStore,
+    writes: { client: () => client } as unknown as ReportDeps['writes'],
     events: events as unknown as EventRecorder,
   };
   return Object.assign(state, { deps });

@@ -9,11 +9,15 @@
  * repeat it.
  */
 import { retryOnConflict, type EventRecorder } from '@kf/kube';
-import { bindingClient, recordOnBinding, type Binding, type BindingStore } from '../../bindings.ts';
+import { recordOnBinding, type Binding, type OwnBindingWrites } from '../../bindings.ts';
 import { planScriptCondition, type ScriptOutcome, type ScriptStep } from './script-condition.ts';
 
 export interface ReportDeps {
-  readonly bindings: BindingStore;
+  /**
+   * Where the condition is written: the caller's recording clients when it has them, so that the
+   * watch event of this write does not wake it again.
+   */
+  readonly writes: Pick<OwnBindingWrites, 'client'>;
   readonly events: EventRecorder;
 }
 
@@ -25,7 +29,7 @@ export async function reportScriptOutcome(
   ctx: { readonly nowMs: number; readonly signal: AbortSignal },
 ): Promise<Binding> {
   const { key } = target;
-  const client = bindingClient(deps.bindings, key);
+  const client = deps.writes.client(key);
   const { signal } = ctx;
   return retryOnConflict(
     async (attempt) => {

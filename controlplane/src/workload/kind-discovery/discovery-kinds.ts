@@ -8,7 +8,7 @@
  * Discovery failures are logged and retried at the next round; they never stop the process.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeTransport, getJson, isNotFound, type ResourceDescriptor } from '@kf/kube';
+import { getJson, isNotFound, type ResourceDescriptor } from '@kf/kube';
 import { systemClock, whenAborted, type Clock, type Logger } from '@kf/runtime';
 import { builtInKinds, type KindCatalog, type KindResolver } from '../kinds.ts';
 import { typeKey } from '../template.ts';
@@ -19,6 +19,7 @@ import {
   kindsOfResourceList,
   nextRoundInMs,
 } from './resource-list.ts';
+import { controlPlaneTransport } from '../../connections.ts';
 
 /** Reads one group version's `APIResourceList`; undefined when the server does not serve it. */
 export type FetchGroupVersion = (apiVersion: string, signal: AbortSignal) => Promise<unknown>;
@@ -165,7 +166,7 @@ export function discoveryKinds(
   log: Logger,
   opts: { readonly clock?: Clock; readonly minRefreshMs?: number } = {},
 ): { readonly kinds: DiscoveryKinds; readonly run: (signal: AbortSignal) => Promise<void> } {
-  const transport = new KubeTransport(kubeConfig);
+  const transport = controlPlaneTransport(kubeConfig);
   const fetch: FetchGroupVersion = async (apiVersion, signal) => {
     try {
       return await getJson(transport, discoveryPathOf(apiVersion), { signal, timeoutMs: 15_000 });

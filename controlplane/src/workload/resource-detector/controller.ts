@@ -303,7 +303,7 @@ async function sendBinding(
  * binding yet, a failure goes to the template as an Event, as upstream reports it.
  */
 async function reportReplicas(
-  deps: ResourceDetectorDeps,
+  deps: WritingDeps,
   target: {
     readonly key: string;
     readonly binding: ResourceBinding | undefined;
@@ -319,7 +319,10 @@ async function reportReplicas(
       deps.events.record(template, 'Warning', SCRIPT_CONDITIONS[result.step].eventReason, outcome.message);
     return;
   }
-  await reportScriptOutcome(deps, { key, b: binding }, result, { nowMs: ctx.now(), signal: ctx.signal });
+  await reportScriptOutcome({ writes: deps.own.bindings, events: deps.events }, { key, b: binding }, result, {
+    nowMs: ctx.now(),
+    signal: ctx.signal,
+  });
 }
 
 /**

@@ -6,7 +6,14 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, workKind, type Cluster, type Work } from '@kf/api';
-import { LEASE_RESOURCE, ResourceClient, type EventRecorder, type Lease, type WatchCache } from '@kf/kube';
+import {
+  LEASE_RESOURCE,
+  ResourceClient,
+  type EventRecorder,
+  type Lease,
+  type TransportOptions,
+  type WatchCache,
+} from '@kf/kube';
 import type { Clock, ControllerSpec, Logger, Runnable } from '@kf/runtime';
 import { clusterStatusController } from '../controllers/cluster-status/controller.ts';
 import type { WorkDeps } from '../controllers/execution/controller.ts';
@@ -28,6 +35,8 @@ export interface MemberHostDeps {
   readonly config: MemberHostConfig;
   /** The control plane, where the Cluster, its Lease, its Works and their Events are. */
   readonly karmada: KubeConfig;
+  /** How connections to the control plane are made (default: HTTP/2 offered, as the agent does). */
+  readonly karmadaTransport?: TransportOptions;
   /** A cache holding this cluster's Cluster (it may hold others). */
   readonly clusters: WatchCache<Cluster>;
   readonly member: MemberConnection;
@@ -60,6 +69,7 @@ export function memberStatusParts(
     // in charge, and whose connections do not queue behind others'.
     clusterClient: new ResourceClient<Cluster>(d.karmada, clusterKind, {
       timeoutMs: config.clusterLeaseDurationMs,
+      ...karmadaTransportOf(d),
     }),
     member: {
       probe: (s) => probeMemberHealth(member.http, s),
@@ -82,6 +92,7 @@ export function memberStatusParts(
     // The client's default timeout leaves each renewal's deadline (under the Lease duration) in charge.
     leases: new ResourceClient<Lease>(d.karmada, LEASE_RESOURCE, {
       timeoutMs: config.clusterLeaseDurationMs,
+      ...karmadaTransportOf(d),
     }),
     clusterUid: () => d.clusters.get(d.clusterName)?.metadata.uid,
     leaseDurationMs: config.clusterLeaseDurationMs,
@@ -120,7 +131,7 @@ export function memberWorkDeps(d: MemberHostDeps, h: WorkHosting): WorkDeps {
   return {
     clusterName: d.clusterName,
     works: h.works,
-    workClient: new ResourceClient<Work>(d.karmada, workKind),
+    workClient: new ResourceClient<Work>(d.karmada, workKind, karmadaTransportOf(d)),
     memberObjects: member.objects,
     mapper: member.mapper,
     fieldManager: h.fieldManager,
@@ -137,4 +148,8 @@ export function memberWorkDeps(d: MemberHostDeps, h: WorkHosting): WorkDeps {
     ...(h.noFence === undefined ? {} : { noFence: h.noFence }),
     ...(h.customizations === undefined ? {} : { customizations: h.customizations }),
   };
+}
+
+function karmadaTransportOf(d: MemberHostDeps): { readonly transport?: TransportOptions } {
+  return d.karmadaTransport === undefined ? {} : { transport: d.karmadaTransport };
 }
