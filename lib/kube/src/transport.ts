@@ -28,9 +28,9 @@ export interface TransportOptions {
  * Plain undici access to one cluster, with the credentials of its KubeConfig. `connect()`
  * re-applies the KubeConfig each time (tokens from files or exec plugins rotate) and keeps one
  * Agent for as long as the TLS material (CA, client certificate, key, verification) is unchanged.
- * A cluster with a `proxy-url` (HTTP CONNECT or SOCKS) is reached through the dispatcher
- * client-node builds for it. {@link makeApiClient} hands the same pool to client-node's
- * generated clients.
+ * A cluster with a `proxy-url` is reached through it (HTTP CONNECT or SOCKS, see
+ * `proxyDispatcher`). {@link makeApiClient} hands the same pool to client-node's generated
+ * clients.
  */
 export class KubeTransport {
   private readonly kc: KubeConfig;

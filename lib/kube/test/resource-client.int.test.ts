@@ -1,8 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { createServer } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { createLogger } from '@kf/runtime';
 import { TcpProxy } from '@kf/testing';
@@ -23,6 +20,7 @@ import {
   type TransportOptions,
 } from '../src/index.ts';
 import { startTestControlPlane, testNamespace, type TestControlPlane } from './control-plane.ts';
+import { close, listen, tunnelConnects } from './http-proxy.ts';
 
 interface ConfigMap extends KubeObject {
   readonly metadata?: {
@@ -153,28 +151,16 @@ describe('ResourceClient against a real API server', () => {
   it('chooses the protocol the same way through an HTTP proxy (proxy-url)', async () => {
     const tunnelled: string[] = [];
     const proxy = createServer();
-    proxy.on('connect', (req: IncomingMessage, client: Duplex) => {
-      tunnelled.push(req.url ?? '');
-      const [host = '', port = ''] = (req.url ?? '').split(':');
-      const upstream = connect(Number(port), host, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.pipe(client).pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
+    tunnelConnects(proxy, tunnelled);
+    const port = await listen(proxy);
     try {
       const viaProxy = cp.cluster.kubeConfig();
-      const { port } = proxy.address() as AddressInfo;
       viaProxy.clusters = viaProxy.clusters.map((c) => ({ ...c, proxyUrl: `http://127.0.0.1:${port}` }));
       expect(await negotiated({}, viaProxy)).toEqual(new Set(['h2']));
       expect(await negotiated({ offerHttp2: false }, viaProxy)).toEqual(new Set(['http/1.1']));
       expect(tunnelled.length).toBeGreaterThanOrEqual(2);
     } finally {
-      proxy.closeAllConnections();
-      proxy.close();
+      await close(proxy);
     }
   });
 

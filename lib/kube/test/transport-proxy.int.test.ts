@@ -1,10 +1,9 @@
-import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { createServer, request } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '@kf/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceClient, WatchCache, type KubeObject, type ResourceDescriptor } from '../src/index.ts';
+import { close, listen, tunnelConnects } from './http-proxy.ts';
 
 /** A cluster whose kubeconfig has a `proxy-url`: every request goes through the proxy. */
 
@@ -17,18 +16,6 @@ const CONFIG_MAPS: ResourceDescriptor = {
 };
 const cm: KubeObject = { metadata: { name: 'one', namespace: 'ns', resourceVersion: '5' } };
 const log = createLogger({ component: 'transport-proxy-test', level: 'silent' });
-
-async function listen(server: Server): Promise<number> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return (server.address() as AddressInfo).port;
-}
-
-async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  server.close();
-  await once(server, 'close');
-}
 
 describe('KubeTransport through an HTTP proxy', () => {
   const api = createServer((req, res) => {
@@ -63,16 +50,7 @@ describe('KubeTransport through an HTTP proxy', () => {
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
-  proxy.on('connect', (req, client) => {
-    passed.push(req.url ?? '');
-    const [host = '', port = ''] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.pipe(client).pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
+  tunnelConnects(proxy, passed);
   let kc: KubeConfig;
   let apiPort: number;
 
