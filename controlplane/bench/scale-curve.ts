@@ -98,6 +98,11 @@ const ROWS: readonly Row[] = [
   },
   { label: 'kube-apiserver RSS, MiB', value: (p) => whole(field(p, 'memory', 'kube_apiserver_rss_mib')) },
   { label: 'restart: /readyz, s', value: (p) => fixed(field(p, 'restart', 'readyz_s')) },
+  { label: 'restart: cold-list floor, s', value: (p) => fixed(field(p, 'restart', 'list_floor_s')) },
+  {
+    label: 'restart: /readyz / cold-list floor',
+    value: (p) => fixed(field(p, 'restart', 'readyz_to_list_floor')),
+  },
   {
     label: 'restart: first decision after /readyz, s',
     value: (p) => fixed(field(p, 'restart', 'new_works_s') - field(p, 'restart', 'readyz_s')),

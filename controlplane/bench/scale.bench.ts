@@ -23,10 +23,13 @@
  *             compactions and their mean pause, the peak of 1 s samples while it placed everything, and
  *             kube-apiserver's RSS
  *   restart   once the Events recorded during the setup are written (they go out paced, behind
- *             the work), SIGTERM to the process, start again: seconds to /readyz 200 (every cache listed
- *             from cold), to the first reconcile counted in its /metrics, to a Deployment created
- *             at /readyz being scheduled and its Works written (the first new decision), and to
- *             idle work queues (the cold resync done); the API writes of that resync (the probe
+ *             the work), SIGTERM to the process; while it is down, the cold-list floor (this
+ *             process lists what the control plane's caches hold, all at once, page by page,
+ *             objects counted and dropped: no cache can be filled sooner); start again: seconds
+ *             to /readyz 200 (every cache listed from cold) and its ratio to that floor, to
+ *             the first reconcile counted in its /metrics, to a Deployment created at /readyz
+ *             being scheduled and its Works written (the first new decision), and to idle work
+ *             queues (the cold resync done); the API writes of that resync (the probe
  *             Deployment's own included)
  *   lost      member001 reports Ready=False (the default ClusterTaintPolicy, hold time 0, taints it
  *             NoExecute; evictions paced at the default 50/s, burst 100): seconds until every
@@ -42,9 +45,18 @@
  * process stays small whatever the size.
  */
 import { performance } from 'node:perf_hooks';
-import type { ResourceBinding } from '@kf/api';
-import { ResourceClient } from '@kf/kube';
-import type { V1Deployment } from '@kubernetes/client-node';
+import {
+  clusterKind,
+  clusterPropagationPolicyKind,
+  clusterResourceBindingKind,
+  namespaces,
+  propagationPolicyKind,
+  resourceBindingKind,
+  workKind,
+  type ResourceBinding,
+} from '@kf/api';
+import { LEASE_RESOURCE, ResourceClient, type KubeObject, type ResourceDescriptor } from '@kf/kube';
+import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import type { FailoverFederation, SimulatedMembers } from '@kf/testing';
 import { bundleControlPlane } from '../src/build/bundle.ts';
 import { replayPlacementWrites } from './placement-floor.ts';
@@ -62,12 +74,14 @@ import {
 } from './scale-workload.ts';
 import { curveSizes, runCostCurve } from './scale-curve.ts';
 import { workNameFor } from '../src/names.ts';
+import { NAMESPACE_RESOURCE } from '../src/controllers/cluster/controller.ts';
 import { DEFAULT_EVICTION_PACING } from '../src/controllers/fleet-guard/pacing.ts';
 import {
   apiServerMetrics,
   apiWrites,
   controlPlaneTotals,
   controllerBreakdown,
+  forEachListed,
   inParallel,
   metricSum,
   metricsText,
@@ -94,6 +108,18 @@ const PROBE = 'scale-probe';
 /** The floor's size and how many bindings it places at once. */
 const FLOOR_BINDINGS = 2_000;
 const FLOOR_CONCURRENCY = 32;
+/** What the cold-list floor lists (see coldListFloor). */
+const COLD_LISTED: readonly { readonly resource: ResourceDescriptor; readonly namespace?: string }[] = [
+  { resource: workKind },
+  { resource: resourceBindingKind },
+  { resource: clusterResourceBindingKind },
+  { resource: DEPLOYMENT_RESOURCE },
+  { resource: propagationPolicyKind },
+  { resource: clusterPropagationPolicyKind },
+  { resource: clusterKind },
+  { resource: LEASE_RESOURCE, namespace: namespaces.cluster },
+  { resource: NAMESPACE_RESOURCE },
+];
 
 const { log, print, untilPhase } = benchOutput('scale.bench');
 
@@ -356,6 +382,7 @@ async function restart(ctx: Context): Promise<void> {
   const stoppingAt = performance.now();
   await fed.controlPlaneProcess.stop();
   const stopped = since(stoppingAt);
+  const listFloor = await coldListFloor(fed.controlPlaneKubeConfig());
   sampler.reset();
   const startAt = performance.now();
   await fed.controlPlaneProcess.start();
@@ -375,11 +402,33 @@ async function restart(ctx: Context): Promise<void> {
   const rss = (await sampler.sample(url))?.rss ?? 0;
   const readyOffset = (fromReady - startAt) / 1000;
   print(
-    `restart stop_s=${secs(stopped)} readyz_s=${secs(signs.ready)} first_reconcile_s=${secs(signs.reconcile)} ` +
+    `restart stop_s=${secs(stopped)} readyz_s=${secs(signs.ready)} list_floor_s=${secs(listFloor.seconds)} ` +
+      `listed_objects=${listFloor.objects} readyz_to_list_floor=${(signs.ready / listFloor.seconds).toFixed(2)} ` +
+      `first_reconcile_s=${secs(signs.reconcile)} ` +
       `new_binding_scheduled_s=${secs(readyOffset + probe.scheduled)} new_works_s=${secs(readyOffset + probe.works)} ` +
       `idle_s=${secs(idle)} reconciles=${after.reconciles} controlplane_cpu_s=${secs(after.cpu)} ` +
       `api_writes=${delta.reduce((n, [, v]) => n + v, 0)} rss_mib=${mib(rss)} peak_rss_mib=${mib(sampler.peakRss)}`,
   );
+}
+
+/**
+ * The floor of a cold start's lists: with the control plane stopped, the collections its caches
+ * hold (the large ones and the cluster-wide small ones) listed by this process at once, each page
+ * by page (500 at a time, as the caches ask), the objects counted and dropped. No control plane
+ * can have every cache listed sooner on this API server.
+ */
+async function coldListFloor(kc: KubeConfig): Promise<{ seconds: number; objects: number }> {
+  const startedAt = performance.now();
+  const counts = await Promise.all(
+    COLD_LISTED.map(async ({ resource, namespace }) => {
+      let n = 0;
+      await forEachListed(new ResourceClient<KubeObject>(kc, resource), namespace, () => {
+        n++;
+      });
+      return n;
+    }),
+  );
+  return { seconds: since(startedAt), objects: counts.reduce((a, b) => a + b, 0) };
 }
 
 async function lost(ctx: Context): Promise<void> {
