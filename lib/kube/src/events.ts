@@ -119,7 +119,7 @@ export class EventRecorder {
     this.opts = opts;
     this.client = new ResourceClient<CoreEvent>(opts.kubeConfig, CORE_EVENT_RESOURCE, {
       timeoutMs: opts.timeoutMs ?? 10_000,
-      ...(opts.transport === undefined ? {} : { transport: opts.transport }),
+      transport: opts.transport,
     });
     this.clock = opts.clock ?? systemClock;
     this.log = opts.log.child({ recorder: opts.component });

@@ -107,7 +107,7 @@ export class LeaderElector implements Leadership {
     validateTimings(this.leaseDurationMs, this.renewDeadlineMs, this.retryPeriodMs, this.jitterFactor);
     this.leases = new ResourceClient<Lease>(opts.kubeConfig, LEASE_RESOURCE, {
       timeoutMs: this.renewDeadlineMs,
-      ...(opts.transport === undefined ? {} : { transport: opts.transport }),
+      transport: opts.transport,
     });
     this.log = opts.log.child({ lease: `${opts.namespace}/${opts.name}`, identity: this.identity });
     this.clock = opts.clock ?? systemClock;

@@ -61,7 +61,7 @@ export interface ResourceClientOptions {
   /** Default deadline per call (default 30 s). */
   readonly timeoutMs?: number;
   /** How to connect (a new pool of this client's own), or another client's transport to share. */
-  readonly transport?: TransportOptions | KubeTransport;
+  readonly transport?: TransportOptions | KubeTransport | undefined;
 }
 
 const USER_AGENT = 'karmada-failover';

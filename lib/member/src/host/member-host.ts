@@ -69,7 +69,7 @@ export function memberStatusParts(
     // in charge, and whose connections do not queue behind others'.
     clusterClient: new ResourceClient<Cluster>(d.karmada, clusterKind, {
       timeoutMs: config.clusterLeaseDurationMs,
-      ...karmadaTransportOf(d),
+      transport: d.karmadaTransport,
     }),
     member: {
       probe: (s) => probeMemberHealth(member.http, s),
@@ -92,7 +92,7 @@ export function memberStatusParts(
     // The client's default timeout leaves each renewal's deadline (under the Lease duration) in charge.
     leases: new ResourceClient<Lease>(d.karmada, LEASE_RESOURCE, {
       timeoutMs: config.clusterLeaseDurationMs,
-      ...karmadaTransportOf(d),
+      transport: d.karmadaTransport,
     }),
     clusterUid: () => d.clusters.get(d.clusterName)?.metadata.uid,
     leaseDurationMs: config.clusterLeaseDurationMs,
@@ -131,7 +131,7 @@ export function memberWorkDeps(d: MemberHostDeps, h: WorkHosting): WorkDeps {
   return {
     clusterName: d.clusterName,
     works: h.works,
-    workClient: new ResourceClient<Work>(d.karmada, workKind, karmadaTransportOf(d)),
+    workClient: new ResourceClient<Work>(d.karmada, workKind, { transport: d.karmadaTransport }),
     memberObjects: member.objects,
     mapper: member.mapper,
     fieldManager: h.fieldManager,
@@ -148,8 +148,4 @@ export function memberWorkDeps(d: MemberHostDeps, h: WorkHosting): WorkDeps {
     ...(h.noFence === undefined ? {} : { noFence: h.noFence }),
     ...(h.customizations === undefined ? {} : { customizations: h.customizations }),
   };
-}
-
-function karmadaTransportOf(d: MemberHostDeps): { readonly transport?: TransportOptions } {
-  return d.karmadaTransport === undefined ? {} : { transport: d.karmadaTransport };
 }
