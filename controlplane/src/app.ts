@@ -361,8 +361,19 @@ async function runControlPlane(
     busy: () => controllerMetrics.queuedKeys() >= BUSY_QUEUED_KEYS,
     maxPending: 10_000,
   });
+  const caches = new SharedCaches(kubeConfig, log, {
+    clock,
+    random,
+    metrics: createWatchCacheMetrics(deps.registry),
+  });
+  // The process is warm once every cache it runs has ended its first list: the shared ones, and
+  // those of the sets that run (added below, once known). Read when a controller starts.
+  const firstLists: (() => Promise<void>)[] = [() => caches.firstListsEnded()];
+  const warm = async (): Promise<void> => {
+    await Promise.all(firstLists.map((ended) => ended()));
+  };
   const wiring: ControlPlaneWiring = {
-    runner: { log, clock, random, metrics: controllerMetrics },
+    runner: { log, clock, random, metrics: controllerMetrics, warm },
     config,
     kubeConfig,
     log,
@@ -370,11 +381,7 @@ async function runControlPlane(
     random,
     registry: deps.registry,
     events,
-    caches: new SharedCaches(kubeConfig, log, {
-      clock,
-      random,
-      metrics: createWatchCacheMetrics(deps.registry),
-    }),
+    caches,
   };
   const extra = (deps.extraControllers ?? EXTRA_CONTROLLER_SETS).map((set) => set(wiring));
   const observations = new MemberObservations(clock);
@@ -394,13 +401,14 @@ async function runControlPlane(
     set.controllers.some((c) => isControllerEnabled(config.controllers, c.name)),
   );
   for (const runnable of used.flatMap((set) => set.runnables ?? [])) manager.add(runnable);
-  const caches = wiring.caches.created();
-  for (const { name, cache } of caches) {
+  for (const set of used) if (set.firstListsEnded !== undefined) firstLists.push(set.firstListsEnded);
+  const created = caches.created();
+  for (const { name, cache } of created) {
     manager.add({ name, needLeaderElection: false, start: (s) => cache.run(s) });
   }
   manager.addReadyzCheck('caches-synced', () => {
     const waiting = [
-      ...caches.filter((c) => !c.cache.isSynced()).map((c) => c.name),
+      ...created.filter((c) => !c.cache.isSynced()).map((c) => c.name),
       ...used.flatMap((set) => set.unsynced?.() ?? []),
     ];
     if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);

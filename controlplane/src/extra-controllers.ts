@@ -42,6 +42,7 @@ const workload: ControllerSet = (w) => {
       ...deps.templates.unsynced(),
       ...(deps.interpreter.isReady() ? [] : ['resource-interpreter']),
     ],
+    firstListsEnded: () => deps.templates.firstListsEnded(),
   };
 };
 

@@ -57,6 +57,11 @@ export interface ControllerSetParts {
   readonly runnables?: readonly Runnable[];
   /** What the set reads through that has not listed yet, by name: /readyz waits for it too. */
   readonly unsynced?: () => readonly string[];
+  /**
+   * Resolves once every cache the set owns has ended its first list (listed, or failed to): the
+   * process is warm only then (see SharedCaches.firstListsEnded).
+   */
+  readonly firstListsEnded?: () => Promise<void>;
 }
 
 /** A set of controllers built from the shared wiring (see extra-controllers.ts). */
@@ -115,6 +120,15 @@ export class SharedCaches {
       this.#caches.set(id, cache);
     }
     return cache as unknown as WatchCache<T>;
+  }
+
+  /**
+   * Resolves once every cache created so far has ended its first list, filled or failed (a
+   * resource not served must not hold back the controllers that do not read it): the process is
+   * warm, and the controllers' first passes over every key may take the thread (RunnerDeps.warm).
+   */
+  async firstListsEnded(): Promise<void> {
+    await Promise.all([...this.#caches.values()].map((c) => c.firstListEnded()));
   }
 
   /** Every cache created so far, with a name for the manager. */

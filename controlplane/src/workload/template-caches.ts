@@ -167,6 +167,11 @@ export class TemplateCaches implements ObjectSource<ResourceTemplate> {
       .map((e) => `templates/${apiVersionOf(e.resource)}/${e.resource.kind ?? e.resource.plural}`);
   }
 
+  /** Resolves once every cache started so far has ended its first list, listed or failed. */
+  async firstListsEnded(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.cache.firstListEnded()));
+  }
+
   /** Resolves once every cache started so far has listed. */
   async synced(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => e.cache.synced()));

@@ -150,6 +150,8 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   private resolveSynced!: () => void;
   private rejectSynced!: (err: unknown) => void;
   private isSyncedFlag = false;
+  private readonly firstListEndedPromise: Promise<void>;
+  private resolveFirstListEnded!: () => void;
   private rv = '';
   private counts = { lists: 0, watches: 0, expired: 0, errors: 0 };
   private recovery: RecoveryState;
@@ -181,6 +183,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     });
     // Rejected only when stopped before the first list; awaiting callers still see it.
     this.syncedPromise.catch(() => undefined);
+    this.firstListEndedPromise = new Promise<void>((resolve) => (this.resolveFirstListEnded = resolve));
   }
 
   /** The cached object for `name` or `namespace/name`. */
@@ -253,6 +256,15 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   }
 
   /**
+   * Resolves once the first attempt to fill the cache has ended: listed (see {@link synced}), failed
+   * (a resource not served, the API server unreachable: the cache goes on retrying), or stopped.
+   * Whoever waits for a whole process's caches to fill is then not held back by one that cannot.
+   */
+  firstListEnded(): Promise<void> {
+    return this.firstListEndedPromise;
+  }
+
+  /**
    * Synced and connected: no LIST or WATCH has failed since the last success. While this is false
    * the content may be stale however recent it looks, so whoever judges others by silence seen
    * through this cache should wait (see {@link WatchCache.onReconnected}).
@@ -301,6 +313,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     // An abort, not a failure: the runner and Manager treat AbortError as "asked to stop".
     if (!this.isSyncedFlag)
       this.rejectSynced(new DOMException('watch cache stopped before it synced', 'AbortError'));
+    this.resolveFirstListEnded();
   }
 
   private async runLoop(signal: AbortSignal): Promise<void> {
@@ -376,6 +389,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
   /** Counts and logs a restart. */
   private report(step: Extract<RecoveryStep, { kind: 'retry' }>, err: unknown): void {
     this.metrics?.restarted(step.reason);
+    if (!this.isSyncedFlag) this.resolveFirstListEnded();
     const relist = step.state.needList;
     if (step.reason === 'gone') {
       this.counts.expired++;
@@ -576,6 +590,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     this.isSyncedFlag = true;
     this.log.info({ objects: this.store.size }, 'synced');
     this.resolveSynced();
+    this.resolveFirstListEnded();
   }
 
   private connect(): Promise<Connection> {

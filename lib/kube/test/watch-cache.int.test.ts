@@ -116,6 +116,7 @@ describe('WatchCache against a real API server', () => {
     c.start();
     await c.synced();
     expect(c.isSynced()).toBe(true);
+    await c.firstListEnded();
     expect(contents(c)).toEqual({ a: '1', b: '1', c: '1', d: '1', e: '1' });
     expect(c.get(`${ns}/a`)?.kind).toBe('ConfigMap');
     expect(Object.isFrozen(c.get(`${ns}/a`)?.data)).toBe(true);
@@ -249,6 +250,29 @@ describe('WatchCache against a real API server', () => {
       ['MODIFIED', 'changed', '2'],
       ['DELETED', 'ghost', '1'],
     ]);
+  });
+
+  it('ends its first list without syncing when the resource is not served, and keeps trying', async () => {
+    const c = new WatchCache<KubeObject>({
+      kubeConfig: cp.cluster.kubeConfig(),
+      resource: { group: 'nowhere.kf.test', version: 'v1', plural: 'ghosts', namespaced: true },
+      log,
+      ...FAST,
+    });
+    let synced = false;
+    void c.synced().then(
+      () => (synced = true),
+      () => undefined,
+    );
+    c.start();
+    try {
+      await c.firstListEnded();
+      expect(c.isSynced()).toBe(false);
+      await expect.poll(() => c.stats().errors, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      expect(synced).toBe(false);
+    } finally {
+      await c.stop();
+    }
   });
 
   it('rejects synced() when stopped before the first list', async () => {

@@ -26,6 +26,13 @@ export interface ControllerSpec {
    */
   readonly resyncPeriodMs?: number;
   /**
+   * Run the first pass over every key as soon as this controller's own sources have listed, not
+   * once the whole process is warm (`RunnerDeps.warm`). For a controller with few keys whose first
+   * look starts a clock: the health monitor's grace period for a member counts from its first
+   * sight, so waiting for tens of thousands of bindings to list would only delay its verdicts.
+   */
+  readonly firstPassAtOnce?: boolean;
+  /**
    * Longest wait before a failed reconcile is retried, in ms (default: the runner's backoff cap).
    * A controller that must act every period sets it to that period: once the cause of its failures
    * is gone (an API server back, a link restored), it acts within one period, not after a backoff

@@ -249,6 +249,88 @@ describe('runController', () => {
     await h.done;
   });
 
+  it('puts a change ahead of the keys a resync queued', async () => {
+    const objs = new MemorySource([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    let unblock: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    const h = start(
+      [keysFrom(objs, (o) => [o.name])],
+      async (key) => {
+        if (key === 'a' && h.calls.length > 3) await blocked; // hold the worker inside the resync
+        return converged();
+      },
+      { resyncPeriodMs: 60_000, deps: { random: () => 0 } },
+    );
+    await expect.poll(() => h.calls.length, poll).toBe(3);
+    await h.clock.advance(60_000);
+    await expect.poll(() => h.calls.length, poll).toBe(4); // the resync's 'a', held
+    objs.emit('MODIFIED', { name: 'c', owner: 'changed' });
+    unblock();
+    await expect.poll(() => h.calls.slice(3), poll).toEqual(['a', 'c', 'b']);
+    h.stop.abort();
+    await h.done;
+  });
+
+  describe('waiting for the process to be warm', () => {
+    function warmGate(): { warm: () => Promise<void>; open: () => void } {
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      return { warm: () => gate, open };
+    }
+
+    it('reconciles changes at once but holds the first pass until the process is warm', async () => {
+      const objs = new MemorySource([{ name: 'a' }, { name: 'b' }], false);
+      const { warm, open } = warmGate();
+      const h = start([keysFrom(objs, (o) => [o.name])], undefined, { deps: { warm } });
+      objs.emit('ADDED', { name: 'c' }); // part of the first list: first pass
+      objs.markSynced();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(h.calls).toEqual([]);
+      objs.emit('MODIFIED', { name: 'b', owner: 'x' }); // a change: at once, and b's first pass
+      await expect.poll(() => h.calls, poll).toEqual(['b']);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(h.calls).toEqual(['b']);
+      open();
+      await expect.poll(() => h.calls, poll).toEqual(['b', 'c', 'a']); // c was listed first
+      h.stop.abort();
+      await h.done;
+      expect(h.out.lines().some((l) => l['msg'] === 'process warm; first pass over every key')).toBe(true);
+    });
+
+    it('runs the first pass at once for a controller that asks for it', async () => {
+      const { warm } = warmGate(); // never opens
+      const h = start([keysFrom(new MemorySource([{ name: 'm1' }]), (o) => [o.name])], undefined, {
+        firstPassAtOnce: true,
+        deps: { warm },
+      });
+      await expect.poll(() => h.calls, poll).toEqual(['m1']);
+      h.stop.abort();
+      await h.done;
+    });
+
+    it('runs the first pass when whether the process is warm cannot be told', async () => {
+      const h = start([keysFrom(new MemorySource([{ name: 'k' }]), (o) => [o.name])], undefined, {
+        deps: { warm: () => Promise.reject(new Error('no caches')) },
+      });
+      await expect.poll(() => h.calls, poll).toEqual(['k']);
+      h.stop.abort();
+      await h.done;
+    });
+
+    it('stops cleanly while the first pass is still held', async () => {
+      const { warm, open } = warmGate();
+      const h = start([keysFrom(new MemorySource([{ name: 'k' }]), (o) => [o.name])], undefined, {
+        deps: { warm },
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      h.stop.abort();
+      await h.done;
+      open();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(h.calls).toEqual([]);
+    });
+  });
+
   it('binds controller, key and reconcileId to the reconcile logger', async () => {
     const h = start([keysFrom(new MemorySource([{ name: 'ns/k' }]), (o) => [o.name])], (_key, { log }) => {
       log.info({ cluster: 'member1' }, 'doing work');

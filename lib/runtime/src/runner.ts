@@ -20,6 +20,14 @@ export interface RunnerDeps {
   readonly backoff?: BackoffPolicy;
   /** Jitter source in [0, 1) for backoff and resync (default `Math.random`). */
   readonly random?: () => number;
+  /**
+   * Resolves once the process is warm: every cache it holds has listed (or failed to). Until then a
+   * controller whose sources have listed reconciles only the keys changes bring, and its first pass
+   * over every key waits (unless its spec says `firstPassAtOnce`): at a cold start, passes over
+   * tens of thousands of keys would otherwise take the one thread from the lists still coming in.
+   * Absent: nothing waits.
+   */
+  readonly warm?: () => Promise<void>;
 }
 
 interface Running {
@@ -48,7 +56,8 @@ function validated(spec: ControllerSpec): { workers: number; maxRetryDelayMs: nu
 /**
  * Runs one controller until `signal` aborts: subscribes to its sources, waits until all have
  * synced, queues every known key, then reconciles with `spec.workers` workers and resyncs
- * periodically. On abort it stops taking keys, lets in-flight reconciles finish (their
+ * periodically. The first pass and the resyncs queue their keys in the work queue's background
+ * lane, behind every key a change brings; the first pass waits for `deps.warm` too. On abort it stops taking keys, lets in-flight reconciles finish (their
  * `ctx.signal` is aborted too) and resolves. Rejects if a source's `synced()` rejects.
  *
  * This is the only place outcomes are handled: success → forget the key's failures;
@@ -64,11 +73,13 @@ export async function runController(
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? Math.random;
   const metrics = deps.metrics?.forController(spec.name);
+  const warm = spec.firstPassAtOnce === true ? undefined : deps.warm;
   const queue = new WorkQueue({
     clock,
     random,
     backoff: cappedBackoff(deps.backoff ?? DEFAULT_BACKOFF, maxRetryDelayMs),
     ...(metrics === undefined ? {} : { metrics: metrics.queue }),
+    holdBackground: warm !== undefined,
   });
   const c: Running = {
     spec,
@@ -80,15 +91,20 @@ export async function runController(
     signal,
   };
   // Subscribe before waiting for sync, so that no change between the list and the start is lost.
+  // Until then what sources report is their first list: part of the first pass, not a change.
+  let listed = false;
   const unsubscribes = spec.sources.map((s) =>
     s.onChange((key) => {
-      queue.add(key);
+      if (listed) queue.add(key);
+      else queue.addBackground(key);
     }),
   );
   try {
     if (!(await untilSynced(spec.sources, signal))) return;
-    c.log.info({ workers }, 'sources synced; starting workers');
+    listed = true;
+    c.log.info({ workers, waitsForWarm: warm !== undefined }, 'sources synced; starting workers');
     enqueueAll(c);
+    if (warm !== undefined) releaseWhenWarm(c, warm);
     const loops = [...Array.from({ length: workers }, () => workLoop(c)), resyncLoop(c)];
     await whenAborted(signal);
     c.log.info('stopping; waiting for in-flight reconciles');
@@ -128,11 +144,25 @@ async function untilSynced(sources: readonly Source[], signal: AbortSignal): Pro
   return Promise.race([synced, aborted]);
 }
 
+/** Lets the first pass run once the process is warm (at once if finding that out fails). */
+function releaseWhenWarm(c: Running, warm: () => Promise<void>): void {
+  const release = (): void => {
+    if (c.queue.isShuttingDown()) return;
+    c.log.info({ keys: c.queue.len() }, 'process warm; first pass over every key');
+    c.queue.releaseBackground();
+  };
+  warm().then(release, (err: unknown) => {
+    c.log.warn({ err }, 'could not tell whether the process is warm; first pass at once');
+    release();
+  });
+}
+
+/** Queues every key of every source in the background lane; returns how many were named. */
 function enqueueAll(c: Running): number {
   let count = 0;
   for (const source of c.spec.sources) {
     for (const key of source.keys()) {
-      c.queue.add(key);
+      c.queue.addBackground(key);
       count++;
     }
   }

@@ -289,8 +289,8 @@ describe('WorkQueue', () => {
         fc.asyncProperty(
           fc.scheduler(),
           fc.integer({ min: 1, max: 4 }),
-          fc.array(fc.constantFrom(...keys), { minLength: 1, maxLength: 30 }),
-          fc.array(fc.constantFrom(...keys), { maxLength: 10 }),
+          fc.array(fc.tuple(fc.constantFrom(...keys), fc.boolean()), { minLength: 1, maxLength: 30 }),
+          fc.array(fc.tuple(fc.constantFrom(...keys), fc.boolean()), { maxLength: 10 }),
           async (s, workerCount, adds, readds) => {
             const q = new WorkQueue();
             const active = new Set<string>();
@@ -305,11 +305,12 @@ describe('WorkQueue', () => {
               if (st === undefined) stats.set(k, (st = { adds: 0, runs: 0, lastAdd: -1, lastStart: -1 }));
               return st;
             };
-            const add = (k: string): void => {
+            const add = ([k, background]: readonly [string, boolean]): void => {
               const st = stat(k);
               st.adds++;
               st.lastAdd = ++tick;
-              q.add(k);
+              if (background) q.addBackground(k);
+              else q.add(k);
             };
             const worker = async (): Promise<void> => {
               for (let key = await q.get(); key !== undefined; key = await q.get()) {
@@ -327,7 +328,7 @@ describe('WorkQueue', () => {
               }
             };
             const workers = Array.from({ length: workerCount }, () => worker());
-            for (const k of adds) void s.schedule(Promise.resolve(k), `add ${k}`).then(add);
+            for (const a of adds) void s.schedule(Promise.resolve(a), `add ${a[0]}`).then(add);
             await s.waitIdle();
             pendingReadds = [];
             expect(q.len()).toBe(0);
@@ -396,6 +397,124 @@ describe('WorkQueue', () => {
       q.shutDown();
       await Promise.all(workers);
     });
+  });
+});
+
+describe('WorkQueue lanes', () => {
+  it('hands out background keys only while no foreground key waits', async () => {
+    const q = new WorkQueue();
+    q.addBackground('resync-1');
+    q.addBackground('resync-2');
+    q.add('change');
+    expect(q.len()).toBe(3);
+    expect(await q.get()).toBe('change');
+    q.add('later-change'); // added after the resync, handed out before it
+    expect(await q.get()).toBe('later-change');
+    expect(await q.get()).toBe('resync-1');
+    expect(await q.get()).toBe('resync-2');
+    expect(q.len()).toBe(0);
+  });
+
+  it('moves a background key to the foreground when it is added there, once', async () => {
+    const q = new WorkQueue();
+    for (const key of ['a', 'b', 'c']) q.addBackground(key);
+    q.add('c');
+    q.add('c');
+    q.addBackground('c'); // already waiting: stays in the foreground
+    expect(q.len()).toBe(3);
+    expect(await q.get()).toBe('c');
+    q.done('c');
+    expect(await q.get()).toBe('a');
+    expect(await q.get()).toBe('b');
+    expect(q.len()).toBe(0);
+    const next = q.get();
+    expect((await settledValue(next)).settled).toBe(false); // c's old place is not handed out
+    q.addBackground('d');
+    expect(await next).toBe('d');
+  });
+
+  it('gives a key re-added while processing the lane of its adds', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    expect(await q.get()).toBe('a');
+    expect(await q.get()).toBe('b');
+    q.addBackground('a'); // a: background only
+    q.addBackground('b');
+    q.add('b'); // b: promoted while processing
+    q.add('x');
+    q.done('a');
+    q.done('b');
+    expect([await q.get(), await q.get(), await q.get()]).toEqual(['x', 'b', 'a']);
+  });
+
+  it('holds the background lane until released, handing out foreground keys meanwhile', async () => {
+    const q = new WorkQueue({ holdBackground: true });
+    q.addBackground('fill-1');
+    q.addBackground('fill-2');
+    expect(q.len()).toBe(2);
+    const first = q.get();
+    expect((await settledValue(first)).settled).toBe(false);
+    q.add('event');
+    expect(await first).toBe('event');
+    q.done('event');
+    const second = q.get();
+    expect((await settledValue(second)).settled).toBe(false);
+    q.add('fill-2'); // an event for a held key takes it out of the hold
+    expect(await second).toBe('fill-2');
+    q.done('fill-2');
+    const third = q.get();
+    expect((await settledValue(third)).settled).toBe(false);
+    q.releaseBackground();
+    expect(await third).toBe('fill-1');
+    q.releaseBackground(); // idempotent
+  });
+
+  it('hands out in lane order, each lane first in first out (any sequence of adds)', async () => {
+    // Reference: a key waits once, in the foreground if any of its adds was there.
+    const key = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(key, fc.boolean()), { maxLength: 40 }), async (adds) => {
+        const q = new WorkQueue();
+        const fore: string[] = [];
+        const back: string[] = [];
+        for (const [k, background] of adds) {
+          if (background) q.addBackground(k);
+          else q.add(k);
+          if (fore.includes(k)) continue;
+          if (!background) {
+            const i = back.indexOf(k);
+            if (i >= 0) back.splice(i, 1);
+            fore.push(k);
+          } else if (!back.includes(k)) back.push(k);
+        }
+        expect(q.len()).toBe(fore.length + back.length);
+        const out: string[] = [];
+        while (q.len() > 0) {
+          const k = await q.get();
+          if (k === undefined) break;
+          out.push(k);
+          q.done(k);
+        }
+        expect(out).toEqual([...fore, ...back]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('counts both lanes in the depth it reports and drops both on shutdown', async () => {
+    const metrics = recordingMetrics();
+    const q = new WorkQueue({ metrics, holdBackground: true });
+    q.add('a');
+    q.addBackground('b');
+    expect(metrics.depths.at(-1)).toBe(2);
+    expect(metrics.adds).toBe(2);
+    expect(await q.get()).toBe('a');
+    expect(metrics.depths.at(-1)).toBe(1);
+    q.shutDown();
+    expect(q.len()).toBe(0);
+    q.releaseBackground();
+    expect(await q.get()).toBeUndefined();
   });
 });
 

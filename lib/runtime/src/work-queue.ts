@@ -26,6 +26,11 @@ export interface WorkQueueOptions {
   /** Source of jitter in [0, 1) (default `Math.random`). */
   readonly random?: () => number;
   readonly metrics?: WorkQueueMetrics;
+  /**
+   * Hold background keys ({@link WorkQueue.addBackground}) until {@link WorkQueue.releaseBackground}
+   * (default false: handed out as soon as no foreground key waits).
+   */
+  readonly holdBackground?: boolean;
 }
 
 /**
@@ -37,7 +42,11 @@ export interface WorkQueueOptions {
  * - a key is handed to at most one worker at a time: added while being processed, it is marked
  *   dirty and handed out again after {@link done};
  * - every key added before {@link shutDown} is handed out at least once after its last add;
- * - {@link addAfter} keeps the earliest pending deadline per key, using one timer for all keys.
+ * - {@link addAfter} keeps the earliest pending deadline per key, using one timer for all keys;
+ * - two lanes: a key added with {@link addBackground} (a resync, the first pass over every key) is
+ *   handed out only when no key added with {@link add} (a change) waits, and an {@link add} of a
+ *   key waiting in the background lane moves it to the foreground. A change is then acted on
+ *   within one reconcile of every worker, however many keys a resync queued before it.
  *
  * After {@link shutDown}, adds are ignored, waiting keys are dropped (level-triggered callers
  * re-list on the next start) and {@link get} resolves `undefined`.
@@ -48,13 +57,24 @@ export class WorkQueue {
   readonly #random: () => number;
   readonly #metrics: WorkQueueMetrics | undefined;
 
-  /** Keys ready for a worker, FIFO from #head. */
+  /** Foreground keys ready for a worker, FIFO from #head. */
   #ready: string[] = [];
   #head = 0;
-  /** Keys that need processing: waiting in #ready, or re-added while processing. */
+  /**
+   * Background keys ready for a worker, FIFO from #lowHead. A key moved to the foreground leaves
+   * its entry behind; entries of keys not in #lowReadyAtMs are skipped.
+   */
+  #low: string[] = [];
+  #lowHead = 0;
+  /** Keys that need processing: waiting in either lane, or re-added while processing. */
   readonly #dirty = new Set<string>();
+  /** Of the keys re-added while processing, those added only to the background lane. */
+  readonly #dirtyLow = new Set<string>();
   /** Monotonic ms at which each key in #ready became ready (queue latency). */
   readonly #readyAtMs = new Map<string, number>();
+  /** The same for each key waiting in the background lane. */
+  readonly #lowReadyAtMs = new Map<string, number>();
+  #backgroundHeld: boolean;
   /** Keys handed out and not yet done, with the monotonic ms they were handed out. */
   readonly #processing = new Map<string, number>();
   /** Workers parked in get(), served FIFO. */
@@ -73,15 +93,46 @@ export class WorkQueue {
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.#random = options.random ?? Math.random;
     this.#metrics = options.metrics;
+    this.#backgroundHeld = options.holdBackground ?? false;
   }
 
-  /** Marks `key` as needing processing. A no-op if it already waits or the queue is shut down. */
+  /**
+   * Marks `key` as needing processing, in the foreground lane. A no-op if it already waits there or
+   * the queue is shut down; a key waiting in the background lane moves to the foreground.
+   */
   add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    if (this.#shuttingDown) return;
+    if (this.#dirty.has(key)) {
+      this.#promote(key);
+      return;
+    }
     this.#dirty.add(key);
     this.#metrics?.added();
     if (this.#processing.has(key)) return; // handed out again by done()
     this.#makeReady(key);
+  }
+
+  /**
+   * Marks `key` as needing processing, in the background lane: handed out only while no foreground
+   * key waits (and not before {@link releaseBackground} when the queue holds the lane). A no-op if
+   * the key already waits in either lane or the queue is shut down.
+   */
+  addBackground(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    this.#metrics?.added();
+    if (this.#processing.has(key)) {
+      this.#dirtyLow.add(key); // handed out again by done(), in the background lane
+      return;
+    }
+    this.#makeReadyLow(key);
+  }
+
+  /** Lets background keys be handed out (a no-op unless the queue was made holding them). */
+  releaseBackground(): void {
+    if (!this.#backgroundHeld) return;
+    this.#backgroundHeld = false;
+    this.#scheduleDispatch();
   }
 
   /**
@@ -150,12 +201,14 @@ export class WorkQueue {
       if (this.#processing.size === 0) this.#releaseDrainWaiters();
       return;
     }
-    if (this.#dirty.has(key)) this.#makeReady(key);
+    if (!this.#dirty.has(key)) return;
+    if (this.#dirtyLow.delete(key)) this.#makeReadyLow(key);
+    else this.#makeReady(key);
   }
 
-  /** Keys ready and waiting for a worker (not counting delayed or in-flight keys). */
+  /** Keys ready and waiting for a worker, in either lane (not counting delayed or in-flight keys). */
   len(): number {
-    return this.#ready.length - this.#head;
+    return this.#ready.length - this.#head + this.#lowReadyAtMs.size;
   }
 
   /** Keys handed out by {@link get} and not yet {@link done}. */
@@ -182,6 +235,10 @@ export class WorkQueue {
     this.#ready = [];
     this.#head = 0;
     this.#readyAtMs.clear();
+    this.#low = [];
+    this.#lowHead = 0;
+    this.#lowReadyAtMs.clear();
+    this.#dirtyLow.clear();
     for (const key of this.#dirty) if (!this.#processing.has(key)) this.#dirty.delete(key);
     this.#metrics?.depth(0);
     const getters = this.#getters;
@@ -200,27 +257,56 @@ export class WorkQueue {
     this.#ready.push(key);
     this.#readyAtMs.set(key, this.#clock.monotonic());
     this.#metrics?.depth(this.len());
-    if (this.#getters.length > 0 && !this.#dispatchScheduled) {
-      // Hand keys to parked workers in a microtask, not now: adds made in the same synchronous
-      // burst (an event naming a key twice, a resync) then coalesce instead of running twice.
-      this.#dispatchScheduled = true;
-      queueMicrotask(() => {
-        this.#dispatchScheduled = false;
-        this.#dispatch();
-      });
-    }
+    this.#scheduleDispatch();
+  }
+
+  #makeReadyLow(key: string): void {
+    this.#low.push(key);
+    this.#lowReadyAtMs.set(key, this.#clock.monotonic());
+    this.#metrics?.depth(this.len());
+    if (!this.#backgroundHeld) this.#scheduleDispatch();
+  }
+
+  /** A dirty key added to the foreground: out of the background lane, wherever it waits. */
+  #promote(key: string): void {
+    if (this.#dirtyLow.delete(key)) return; // being processed: done() hands it out in the foreground
+    const readyAtMs = this.#lowReadyAtMs.get(key);
+    if (readyAtMs === undefined) return; // already in the foreground
+    this.#lowReadyAtMs.delete(key);
+    this.#ready.push(key);
+    this.#readyAtMs.set(key, readyAtMs);
+    this.#scheduleDispatch();
+  }
+
+  #scheduleDispatch(): void {
+    if (this.#getters.length === 0 || this.#dispatchScheduled) return;
+    // Hand keys to parked workers in a microtask, not now: adds made in the same synchronous
+    // burst (an event naming a key twice, a resync) then coalesce instead of running twice.
+    this.#dispatchScheduled = true;
+    queueMicrotask(() => {
+      this.#dispatchScheduled = false;
+      this.#dispatch();
+    });
   }
 
   #dispatch(): void {
-    while (this.#getters.length > 0 && this.len() > 0) {
+    while (this.#getters.length > 0) {
       const key = this.#takeReady();
+      if (key === undefined) return;
       const getter = this.#getters.shift();
-      if (key === undefined || getter === undefined) return;
+      if (getter === undefined) return;
       getter(this.#handOut(key));
     }
   }
 
+  /** The next key to hand out: the foreground first, then (unless held) the background. */
   #takeReady(): string | undefined {
+    const key = this.#takeForeground() ?? (this.#backgroundHeld ? undefined : this.#takeBackground());
+    if (key !== undefined) this.#metrics?.depth(this.len());
+    return key;
+  }
+
+  #takeForeground(): string | undefined {
     if (this.#head >= this.#ready.length) return undefined;
     const key = this.#ready[this.#head];
     this.#head++;
@@ -228,8 +314,24 @@ export class WorkQueue {
       this.#ready = this.#ready.slice(this.#head); // amortised O(1) dequeue
       this.#head = 0;
     }
-    this.#metrics?.depth(this.len());
     return key;
+  }
+
+  #takeBackground(): string | undefined {
+    while (this.#lowHead < this.#low.length) {
+      const key = this.#low[this.#lowHead] as string;
+      this.#lowHead++;
+      if (this.#lowHead >= 1024 && this.#lowHead * 2 >= this.#low.length) {
+        this.#low = this.#low.slice(this.#lowHead);
+        this.#lowHead = 0;
+      }
+      const readyAtMs = this.#lowReadyAtMs.get(key);
+      if (readyAtMs === undefined) continue; // moved to the foreground since
+      this.#lowReadyAtMs.delete(key);
+      this.#readyAtMs.set(key, readyAtMs); // for #handOut's latency
+      return key;
+    }
+    return undefined;
   }
 
   #handOut(key: string): string {

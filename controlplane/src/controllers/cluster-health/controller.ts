@@ -60,6 +60,8 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
   });
   return {
     name: 'cluster-health',
+    // A verdict on a member waits for nothing but the member's own objects (Clusters, Leases).
+    firstPassAtOnce: true,
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
       keysFrom(deps.leases, (l) => [l.metadata?.name ?? '']),

@@ -25,6 +25,8 @@ export interface ClusterTaintsDeps {
 export function clusterTaintsController(deps: ClusterTaintsDeps): ControllerSpec {
   return {
     name: 'cluster-taints',
+    // A verdict on a member waits for nothing but the member's own objects (Clusters, Leases).
+    firstPassAtOnce: true,
     sources: [keysFrom(deps.clusters, (c) => [c.metadata.name ?? ''])],
     async reconcile(name, { log, now, signal }) {
       const cluster = deps.clusters.get(name);

@@ -46,6 +46,8 @@ export function taintPolicyController(deps: TaintPolicyDeps): ControllerSpec {
   const allClusters = (): string[] => deps.clusters.list().map((c) => c.metadata.name ?? '');
   return {
     name: 'taint-policy',
+    // A verdict on a member waits for nothing but the member's own objects (Clusters, Leases).
+    firstPassAtOnce: true,
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
       // Every cluster, which the first source names already for the fill and the resync.
