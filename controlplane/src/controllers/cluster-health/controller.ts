@@ -60,7 +60,7 @@ export function clusterHealthController(deps: ClusterHealthDeps): ControllerSpec
   });
   return {
     name: 'cluster-health',
-    // A verdict on a member waits for nothing but the member's own objects (Clusters, Leases).
+    // Reads only Clusters (and their Leases, taint policies): its verdicts wait for nothing else.
     firstPassAtOnce: true,
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),

@@ -25,7 +25,7 @@ export interface ClusterTaintsDeps {
 export function clusterTaintsController(deps: ClusterTaintsDeps): ControllerSpec {
   return {
     name: 'cluster-taints',
-    // A verdict on a member waits for nothing but the member's own objects (Clusters, Leases).
+    // Reads only Clusters (and their Leases, taint policies): its verdicts wait for nothing else.
     firstPassAtOnce: true,
     sources: [keysFrom(deps.clusters, (c) => [c.metadata.name ?? ''])],
     async reconcile(name, { log, now, signal }) {

@@ -46,7 +46,7 @@ export function taintPolicyController(deps: TaintPolicyDeps): ControllerSpec {
   const allClusters = (): string[] => deps.clusters.list().map((c) => c.metadata.name ?? '');
   return {
     name: 'taint-policy',
-    // A verdict on a member waits for nothing but the member's own objects (Clusters, Leases).
+    // Reads only Clusters (and their Leases, taint policies): its verdicts wait for nothing else.
     firstPassAtOnce: true,
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
