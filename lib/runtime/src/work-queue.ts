@@ -57,15 +57,13 @@ export class WorkQueue {
   readonly #random: () => number;
   readonly #metrics: WorkQueueMetrics | undefined;
 
-  /** Foreground keys ready for a worker, FIFO from #head. */
-  #ready: string[] = [];
-  #head = 0;
+  /** Foreground keys ready for a worker. */
+  readonly #ready = new KeyFifo();
   /**
-   * Background keys ready for a worker, FIFO from #lowHead. A key moved to the foreground leaves
-   * its entry behind; entries of keys not in #lowReadyAtMs are skipped.
+   * Background keys ready for a worker. A key moved to the foreground leaves its entry behind;
+   * entries of keys not in #lowReadyAtMs are skipped.
    */
-  #low: string[] = [];
-  #lowHead = 0;
+  readonly #low = new KeyFifo();
   /** Keys that need processing: waiting in either lane, or re-added while processing. */
   readonly #dirty = new Set<string>();
   /** Of the keys re-added while processing, those added only to the background lane. */
@@ -208,7 +206,7 @@ export class WorkQueue {
 
   /** Keys ready and waiting for a worker, in either lane (not counting delayed or in-flight keys). */
   len(): number {
-    return this.#ready.length - this.#head + this.#lowReadyAtMs.size;
+    return this.#ready.size + this.#lowReadyAtMs.size;
   }
 
   /** Keys handed out by {@link get} and not yet {@link done}. */
@@ -232,11 +230,9 @@ export class WorkQueue {
     this.#timer = undefined;
     this.#waiting.clear();
     this.#deadlines.clear();
-    this.#ready = [];
-    this.#head = 0;
+    this.#ready.clear();
     this.#readyAtMs.clear();
-    this.#low = [];
-    this.#lowHead = 0;
+    this.#low.clear();
     this.#lowReadyAtMs.clear();
     this.#dirtyLow.clear();
     for (const key of this.#dirty) if (!this.#processing.has(key)) this.#dirty.delete(key);
@@ -301,45 +297,25 @@ export class WorkQueue {
 
   /** The next key to hand out: the foreground first, then (unless held) the background. */
   #takeReady(): string | undefined {
-    const key = this.#takeForeground() ?? (this.#backgroundHeld ? undefined : this.#takeBackground());
-    if (key !== undefined) this.#metrics?.depth(this.len());
-    return key;
-  }
-
-  #takeForeground(): string | undefined {
-    if (this.#head >= this.#ready.length) return undefined;
-    const key = this.#ready[this.#head];
-    this.#head++;
-    if (this.#head >= 1024 && this.#head * 2 >= this.#ready.length) {
-      this.#ready = this.#ready.slice(this.#head); // amortised O(1) dequeue
-      this.#head = 0;
-    }
-    return key;
+    return this.#ready.shift() ?? (this.#backgroundHeld ? undefined : this.#takeBackground());
   }
 
   #takeBackground(): string | undefined {
-    while (this.#lowHead < this.#low.length) {
-      const key = this.#low[this.#lowHead] as string;
-      this.#lowHead++;
-      if (this.#lowHead >= 1024 && this.#lowHead * 2 >= this.#low.length) {
-        this.#low = this.#low.slice(this.#lowHead);
-        this.#lowHead = 0;
-      }
-      const readyAtMs = this.#lowReadyAtMs.get(key);
-      if (readyAtMs === undefined) continue; // moved to the foreground since
-      this.#lowReadyAtMs.delete(key);
-      this.#readyAtMs.set(key, readyAtMs); // for #handOut's latency
-      return key;
+    for (let key = this.#low.shift(); key !== undefined; key = this.#low.shift()) {
+      if (this.#lowReadyAtMs.has(key)) return key; // else moved to the foreground since
     }
     return undefined;
   }
 
+  /** Hands out a key just taken from either lane: no longer waiting, now processing. */
   #handOut(key: string): string {
     const nowMs = this.#clock.monotonic();
     this.#dirty.delete(key);
     this.#processing.set(key, nowMs);
-    const readyAtMs = this.#readyAtMs.get(key) ?? nowMs;
+    const readyAtMs = this.#readyAtMs.get(key) ?? this.#lowReadyAtMs.get(key) ?? nowMs;
     this.#readyAtMs.delete(key);
+    this.#lowReadyAtMs.delete(key);
+    this.#metrics?.depth(this.len());
     this.#metrics?.waited(Math.max(0, nowMs - readyAtMs) / 1000);
     return key;
   }
@@ -388,6 +364,36 @@ export class WorkQueue {
 
 function secondsSince(clock: Clock, startMs: number): number {
   return Math.max(0, clock.monotonic() - startMs) / 1000;
+}
+
+/** A first-in first-out queue of keys with amortised O(1) shift. */
+class KeyFifo {
+  #items: string[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(key: string): void {
+    this.#items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const key = this.#items[this.#head];
+    this.#head++;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return key;
+  }
+
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
+  }
 }
 
 interface Deadline {
