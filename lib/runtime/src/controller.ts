@@ -27,9 +27,9 @@ export interface ControllerSpec {
   readonly resyncPeriodMs?: number;
   /**
    * Run the first pass over every key as soon as this controller's own sources have listed, not
-   * once the whole process is warm (`RunnerDeps.warm`). For a controller with few keys whose first
-   * look starts a clock: the health monitor's grace period for a member counts from its first
-   * sight, so waiting for tens of thousands of bindings to list would only delay its verdicts.
+   * once the whole process is warm (`RunnerDeps.warm`). For a controller with few keys that reads
+   * only small caches (the members' health and taints): its verdicts need not wait for tens of
+   * thousands of bindings to list.
    */
   readonly firstPassAtOnce?: boolean;
   /**
