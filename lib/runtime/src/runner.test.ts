@@ -16,6 +16,7 @@ import { TerminalError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { ManualClock } from './manual-clock.ts';
 import { controllerRunnable, runController, type RunnerDeps } from './runner.ts';
+import { TurnBudget } from './turn-budget.ts';
 
 interface Obj {
   readonly name: string;
@@ -329,6 +330,39 @@ describe('runController', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(h.calls).toEqual([]);
     });
+  });
+
+  it('lets the event loop turn within one shared slice while workers run keys that never wait', async () => {
+    // Two controllers of 8 workers each, 200 keys apiece, every reconcile 1 ms of busy work that
+    // awaits nothing: one unbroken chain of promise callbacks unless the workers pause.
+    const turns = new TurnBudget({ sliceMs: 10 });
+    const busy = (): Promise<Outcome> => {
+      const until = performance.now() + 1;
+      while (performance.now() < until) {
+        // a reconcile reading caches only
+      }
+      return Promise.resolve(converged());
+    };
+    const keys = (prefix: string): MemorySource =>
+      new MemorySource(Array.from({ length: 200 }, (_, i) => ({ name: `${prefix}${i}` })));
+    const harnesses = ['a', 'b'].map((prefix) =>
+      start([keysFrom(keys(prefix), (o) => [o.name])], busy, {
+        name: `busy-${prefix}`,
+        workers: 8,
+        deps: { turns },
+      }),
+    );
+    const reconciled = (): number => harnesses.reduce((n, h) => n + h.calls.length, 0);
+    const seenAtFirstTurn = new Promise<number>((resolve) => {
+      setImmediate(() => {
+        resolve(reconciled());
+      });
+    });
+    // One 10 ms slice for all sixteen workers, not one each (160 keys) nor none (400).
+    expect(await seenAtFirstTurn).toBeLessThan(40);
+    await expect.poll(reconciled, poll).toBe(400);
+    for (const h of harnesses) h.stop.abort();
+    await Promise.all(harnesses.map((h) => h.done));
   });
 
   it('binds controller, key and reconcileId to the reconcile logger', async () => {

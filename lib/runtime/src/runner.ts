@@ -7,6 +7,7 @@ import type { BoundControllerMetrics, ControllerMetrics, ReconcileResult } from 
 import { TerminalError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { Runnable } from './manager.ts';
+import { processTurnBudget, type TurnBudget } from './turn-budget.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** What the runner needs from the process; everything but `log` has a production default. */
@@ -28,6 +29,11 @@ export interface RunnerDeps {
    * Absent: nothing waits.
    */
   readonly warm?: () => Promise<void>;
+  /**
+   * The time workers may take back to back before the event loop reads its sockets (default
+   * {@link processTurnBudget}, shared by every controller of the process).
+   */
+  readonly turns?: TurnBudget;
 }
 
 interface Running {
@@ -37,6 +43,7 @@ interface Running {
   readonly metrics: BoundControllerMetrics | undefined;
   readonly clock: Clock;
   readonly random: () => number;
+  readonly turns: TurnBudget;
   readonly signal: AbortSignal;
 }
 
@@ -71,26 +78,9 @@ export async function runController(
   signal: AbortSignal,
 ): Promise<void> {
   const { workers, maxRetryDelayMs } = validated(spec);
-  const clock = deps.clock ?? systemClock;
-  const random = deps.random ?? Math.random;
-  const metrics = deps.metrics?.forController(spec.name);
   const warm = spec.firstPassAtOnce === true ? undefined : deps.warm;
-  const queue = new WorkQueue({
-    clock,
-    random,
-    backoff: cappedBackoff(deps.backoff ?? DEFAULT_BACKOFF, maxRetryDelayMs),
-    ...(metrics === undefined ? {} : { metrics: metrics.queue }),
-    holdBackground: warm !== undefined,
-  });
-  const c: Running = {
-    spec,
-    queue,
-    log: deps.log.child({ controller: spec.name }),
-    metrics,
-    clock,
-    random,
-    signal,
-  };
+  const c = running(spec, deps, signal, { maxRetryDelayMs, holdBackground: warm !== undefined });
+  const { queue } = c;
   // Subscribe before waiting for sync, so that no change between the list and the start is lost.
   // Until then what sources report is their first list: part of the first pass, not a change.
   let listed = false;
@@ -138,6 +128,35 @@ export function controllerRunnable(
   };
 }
 
+/** The controller's queue, logger, metrics and time, with the runner's defaults filled in. */
+function running(
+  spec: ControllerSpec,
+  deps: RunnerDeps,
+  signal: AbortSignal,
+  options: { readonly maxRetryDelayMs: number | undefined; readonly holdBackground: boolean },
+): Running {
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? Math.random;
+  const metrics = deps.metrics?.forController(spec.name);
+  const queue = new WorkQueue({
+    clock,
+    random,
+    backoff: cappedBackoff(deps.backoff ?? DEFAULT_BACKOFF, options.maxRetryDelayMs),
+    ...(metrics === undefined ? {} : { metrics: metrics.queue }),
+    holdBackground: options.holdBackground,
+  });
+  return {
+    spec,
+    queue,
+    log: deps.log.child({ controller: spec.name }),
+    metrics,
+    clock,
+    random,
+    turns: deps.turns ?? processTurnBudget,
+    signal,
+  };
+}
+
 /** True once every source synced; false if `signal` aborted first. */
 async function untilSynced(sources: readonly Source[], signal: AbortSignal): Promise<boolean> {
   const synced = Promise.all(sources.map((s) => s.synced())).then(() => true);
@@ -171,8 +190,12 @@ function enqueueAll(c: Running): number {
 }
 
 async function workLoop(c: Running): Promise<void> {
-  while (await processOne(c)) {
-    // next key
+  for (;;) {
+    // Reconciles that read only caches never wait: without a pause, a pass over every key would
+    // keep the event loop from reading any socket until it ended.
+    const pause = c.turns.pause();
+    if (pause !== undefined) await pause;
+    if (!(await processOne(c))) return;
   }
 }
 
