@@ -63,6 +63,14 @@ describe('sameJsonKey', () => {
     expect(sameJsonKey(a) === sameJsonKey(b)).toBe(isSameJson(a, b));
   });
 
+  it('writes keys sorted whatever order they came in, and positions of empty list elements', () => {
+    const text = '{"a":{"c":3,"d":[2,null,"x"]},"b":1,"e":true}';
+    expect(sameJsonKey({ a: { c: 3, d: [2, [], 'x'] }, b: 1, e: true })).toBe(text);
+    expect(sameJsonKey({ e: true, b: 1, a: { d: [2, null, 'x'], c: 3 } })).toBe(text);
+    expect(sameJsonKey({ a: { c: 3, d: [2, {}, 'x'] }, e: true, b: 1, z: [] })).toBe(text);
+    expect(sameJsonKey({ 'k"q': '\n' })).toBe('{"k\\"q":"\\n"}');
+  });
+
   it('is looser than isSameJson only for objects of empty values, at any depth', () => {
     expect(isSameJson({ a: { b: null } }, {})).toBe(false);
     expect(sameJsonKey({ a: { b: null } })).toBe(sameJsonKey({}));

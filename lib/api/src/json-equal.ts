@@ -68,17 +68,39 @@ export function sameJsonKey(v: unknown): string {
   return canonicalOf(v) ?? 'null';
 }
 
-/** The canonical text of `v`, or undefined when `v` is empty in the sense of isSameJson. */
+/**
+ * The canonical text of `v`, or undefined when `v` is empty in the sense of isSameJson. Built by
+ * appending, not by joining arrays of parts: a Work's manifests go through it twice per Work at a
+ * cold start (its cached form, then the binding controller's comparison).
+ */
 function canonicalOf(v: unknown): string | undefined {
-  if (isEmpty(v)) return undefined;
-  if (Array.isArray(v)) return `[${v.map((x) => canonicalOf(x) ?? 'null').join(',')}]`;
-  if (isRecord(v)) {
-    const entries: string[] = [];
-    for (const k of Object.keys(v).sort()) {
-      const c = canonicalOf(v[k]);
-      if (c !== undefined) entries.push(`${JSON.stringify(k)}:${c}`);
-    }
-    return entries.length === 0 ? undefined : `{${entries.join(',')}}`;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object') return JSON.stringify(v);
+  return Array.isArray(v) ? canonicalList(v) : canonicalRecord(v);
+}
+
+function canonicalList(v: readonly unknown[]): string | undefined {
+  if (v.length === 0) return undefined;
+  let text = '[';
+  for (let i = 0; i < v.length; i++) text += `${i === 0 ? '' : ','}${canonicalOf(v[i]) ?? 'null'}`;
+  return `${text}]`;
+}
+
+function canonicalRecord(v: object): string | undefined {
+  const record = v as Readonly<Record<string, unknown>>;
+  let text: string | undefined;
+  for (const k of sortedKeys(record)) {
+    const c = canonicalOf(record[k]);
+    if (c !== undefined) text = `${text === undefined ? '{' : `${text},`}${JSON.stringify(k)}:${c}`;
   }
-  return JSON.stringify(v);
+  return text === undefined ? undefined : `${text}}`;
+}
+
+/** The keys of `o` in sort order; objects from the API server mostly have them sorted already. */
+function sortedKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] ?? '') > (keys[i] ?? '')) return keys.sort();
+  }
+  return keys;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger.ts';
+import { createLogger, lazyChild } from './logger.ts';
 
 function sink(): { lines: () => Record<string, unknown>[]; write: (msg: string) => void } {
   const chunks: string[] = [];
@@ -65,5 +65,39 @@ describe('createLogger', () => {
     const out = sink();
     createLogger({ component: 'agent', destination: out }).warn({ err: new Error('boom') }, 'retrying');
     expect(out.lines()[0]?.['err']).toMatchObject({ type: 'Error', message: 'boom' });
+  });
+});
+
+describe('lazyChild', () => {
+  it('makes the child once, at its first use, and logs with its bindings', () => {
+    const out = sink();
+    const parent = createLogger({ component: 'test', destination: out });
+    let made = 0;
+    const log = lazyChild(parent, () => {
+      made++;
+      return { key: 'ns/a' };
+    });
+    expect(made).toBe(0);
+    log.info({ n: 1 }, 'first');
+    const { warn } = log; // a method read off it stays bound to the child
+    warn('second');
+    log.child({ step: 'inner' }).info('third');
+    expect(made).toBe(1);
+    expect(out.lines().map((l) => [l['msg'], l['key'], l['n'], l['step']])).toEqual([
+      ['first', 'ns/a', 1, undefined],
+      ['second', 'ns/a', undefined, undefined],
+      ['third', 'ns/a', undefined, 'inner'],
+    ]);
+  });
+
+  it('answers level checks as its parent would and redacts its bindings', () => {
+    const out = sink();
+    const parent = createLogger({ component: 'test', level: 'info', destination: out });
+    const log = lazyChild(parent, () => ({ token: 'secret' }));
+    expect(log.isLevelEnabled('debug')).toBe(false);
+    expect(log.isLevelEnabled('info')).toBe(true);
+    log.debug('dropped');
+    log.info('kept');
+    expect(out.lines().map((l) => [l['msg'], l['token']])).toEqual([['kept', '[Redacted]']]);
   });
 });

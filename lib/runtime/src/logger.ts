@@ -53,3 +53,23 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   return options.destination === undefined ? pino(config) : pino(config, options.destination);
 }
+
+/**
+ * A child of `parent` with `bindings()`, made only when something first reads it: a logging call,
+ * a level check, a further child. Making a child costs a few microseconds (its bindings are
+ * serialised and redacted at once), which a reconcile that logs nothing, most of them, need not
+ * pay: at a cold start that is tens of thousands of reconciles back to back.
+ */
+export function lazyChild(parent: Logger, bindings: () => Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const real = (): Logger => (child ??= parent.child(bindings()));
+  return new Proxy({} as Logger, {
+    get(_target, prop) {
+      const target = real();
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+    set: (_target, prop, value) => Reflect.set(real(), prop, value),
+    has: (_target, prop) => Reflect.has(real(), prop),
+  });
+}

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { DEFAULT_RESYNC_PERIOD_MS, type ControllerSpec, type Outcome, type Source } from './controller.ts';
 import type { BoundControllerMetrics, ControllerMetrics, ReconcileResult } from './controller-metrics.ts';
 import { TerminalError } from './errors.ts';
-import type { Logger } from './logger.ts';
+import { lazyChild, type Logger } from './logger.ts';
 import type { Runnable } from './manager.ts';
 import { processTurnBudget, type TurnBudget } from './turn-budget.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -203,7 +203,7 @@ async function workLoop(c: Running): Promise<void> {
 async function processOne(c: Running): Promise<boolean> {
   const key = await c.queue.get();
   if (key === undefined) return false;
-  const log = c.log.child({ key, reconcileId: randomUUID() });
+  const log = lazyChild(c.log, () => ({ key, reconcileId: randomUUID() }));
   const startMs = c.clock.monotonic();
   let result: ReconcileResult | undefined;
   try {
@@ -215,7 +215,9 @@ async function processOne(c: Running): Promise<boolean> {
     const seconds = Math.max(0, c.clock.monotonic() - startMs) / 1000;
     if (result !== undefined) {
       c.metrics?.reconciled(result, seconds);
-      log.debug({ result, durationMs: Math.round(seconds * 1000) }, 'reconciled');
+      // The per-reconcile logger is made only when used: asking the controller's spares it.
+      if (c.log.isLevelEnabled('debug'))
+        log.debug({ result, durationMs: Math.round(seconds * 1000) }, 'reconciled');
     }
     c.queue.done(key); // runs once more if it was re-added meanwhile
   }

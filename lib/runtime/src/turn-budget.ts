@@ -18,10 +18,12 @@ export interface TurnBudgetOptions {
  * (no watch event, no /readyz, no Lease renewal's answer) until every queue is empty. A pass over
  * tens of thousands of keys holds the process deaf for seconds. Workers ask {@link pause} before
  * each key: once the chain has run for a slice, it returns a promise settled on the event loop's
- * next check phase, after its poll phase has read whatever arrived.
+ * next check phase (`setImmediate`). Work resumed there ends its next slice on the check phase of
+ * the loop's next iteration, after a poll: past the first slice, a read of the sockets separates
+ * any two slices.
  *
- * The budget is one for the whole process, not one per worker: sixty workers each taking their own
- * 10 ms would run 600 ms between two reads of the sockets.
+ * The budget is one for the whole process, not one per worker: dozens of workers each taking their
+ * own 10 ms would run hundreds of milliseconds between two reads of the sockets.
  */
 export class TurnBudget {
   readonly #sliceMs: number;
@@ -41,8 +43,8 @@ export class TurnBudget {
 
   /**
    * Undefined while this turn's slice lasts (the first call of a turn starts it); once it is spent,
-   * a promise, the same for every caller, that resolves on the event loop's next check phase, after
-   * its poll phase. Whoever calls next starts the next slice.
+   * a promise, the same for every caller, that resolves on the event loop's next check phase.
+   * Whoever calls next starts the next slice.
    */
   pause(): Promise<void> | undefined {
     if (this.#turnEnd === undefined) {
