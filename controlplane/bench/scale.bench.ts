@@ -16,8 +16,10 @@
  *
  *   setup     clusters registered, Deployments created, every binding scheduled as its policy
  *             says, both Works of every binding there, work queues idle; bindings/s, reconciles
- *             per binding, of them those of the controllers that reconcile bindings (each
- *             controller's count is logged)
+ *             per binding, of them those of the controllers that reconcile bindings, and of
+ *             those the keys of their periodic resyncs (a pass over every key each 10 minutes,
+ *             so their share grows with the setup's length, not with the bindings; each
+ *             controller's counts are logged)
  *   memory    the control plane's RSS and heap once settled (after its idle heap compaction,
  *             which it makes once mostly idle, and once the setup's Events are written), its
  *             compactions and their mean pause, the peak of 1 s samples while it placed everything, and
@@ -221,9 +223,11 @@ async function setup(ctx: Context): Promise<number> {
   const after = await controlPlaneTotals(url);
   for (const line of controllerBreakdown(after)) log(`  ${line}`);
   let fleet = 0;
+  let passes = 0;
   for (const [controller, e] of after.controllers) {
-    if (FLEET_CONTROLLERS.has(controller))
-      fleet += e.count - (before.controllers.get(controller)?.count ?? 0);
+    const b = before.controllers.get(controller);
+    if (FLEET_CONTROLLERS.has(controller)) fleet += e.count - (b?.count ?? 0);
+    else passes += e.passes - (b?.passes ?? 0);
   }
   const perBinding = (n: number): string => (n / BINDINGS).toFixed(1);
   print(
@@ -232,6 +236,7 @@ async function setup(ctx: Context): Promise<number> {
       `bindings_per_s=${(BINDINGS / works).toFixed(1)} ` +
       `reconciles_per_binding=${perBinding(after.reconciles - before.reconciles)} ` +
       `of_binding_controllers=${perBinding(after.reconciles - before.reconciles - fleet)} ` +
+      `of_them_resync_passes=${perBinding(passes)} ` +
       `controlplane_cpu_s=${secs(after.cpu - before.cpu)}`,
   );
   return BINDINGS / works;

@@ -61,6 +61,8 @@ export interface ControllerCosts {
   readonly count: number;
   readonly seconds: number;
   readonly retries: number;
+  /** Keys reconciled for a pass over every key (the first pass, a periodic resync), not a change. */
+  readonly passes: number;
 }
 
 /** What the control plane has spent so far, from one read of its /metrics. */
@@ -69,26 +71,32 @@ export interface ControlPlaneTotals {
   readonly reconciles: number;
   /** CPU seconds of the process. */
   readonly cpu: number;
-  /** Reconciles, their seconds and retries, by controller. */
+  /** Reconciles, their seconds, retries and pass keys, by controller. */
   readonly controllers: ReadonlyMap<string, ControllerCosts>;
 }
+
+/** Which figure of {@link ControllerCosts} each metric the totals read adds to. */
+const FIELD_OF_METRIC: Readonly<Record<string, keyof ControllerCosts>> = {
+  reconcile_duration_seconds_sum: 'seconds',
+  reconcile_duration_seconds_count: 'count',
+  workqueue_retries_total: 'retries',
+  workqueue_pass_keys_total: 'passes',
+};
 
 /** The control plane's reconciles (in all and by controller) and CPU seconds so far. */
 export async function controlPlaneTotals(baseUrl: string): Promise<ControlPlaneTotals> {
   const text = (await metricsText(baseUrl)) ?? '';
-  const controllers = new Map<string, { count: number; seconds: number; retries: number }>();
+  const controllers = new Map<string, { -readonly [K in keyof ControllerCosts]: number }>();
   for (const line of text.split('\n')) {
     const m =
-      /^karmada_failover_(reconcile_duration_seconds_(?:sum|count)|workqueue_retries_total)\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
+      /^karmada_failover_(reconcile_duration_seconds_(?:sum|count)|workqueue_retries_total|workqueue_pass_keys_total)\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
         line,
       );
     if (m === null) continue;
     const [, metric = '', controller = '', value = '0'] = m;
-    const e = controllers.get(controller) ?? { count: 0, seconds: 0, retries: 0 };
+    const e = controllers.get(controller) ?? { count: 0, seconds: 0, retries: 0, passes: 0 };
     controllers.set(controller, e);
-    if (metric.endsWith('_sum')) e.seconds += Number(value);
-    else if (metric.endsWith('_count')) e.count += Number(value);
-    else e.retries += Number(value);
+    e[FIELD_OF_METRIC[metric] ?? 'count'] += Number(value);
   }
   let reconciles = 0;
   for (const e of controllers.values()) reconciles += e.count;
@@ -107,11 +115,19 @@ export function controllerBreakdown(now: ControlPlaneTotals, since?: ControlPlan
         c,
         b === undefined
           ? e
-          : { count: e.count - b.count, seconds: e.seconds - b.seconds, retries: e.retries - b.retries },
+          : {
+              count: e.count - b.count,
+              seconds: e.seconds - b.seconds,
+              retries: e.retries - b.retries,
+              passes: e.passes - b.passes,
+            },
       ];
     })
     .filter(([, e]) => e.count > 0)
-    .map(([c, e]) => `${c}: ${e.count} reconciles, ${e.seconds.toFixed(1)} s, ${e.retries} retries`);
+    .map(
+      ([c, e]) =>
+        `${c}: ${e.count} reconciles (${e.passes} for passes over every key), ${e.seconds.toFixed(1)} s, ${e.retries} retries`,
+    );
 }
 
 /** What the last failed poll said, to append to a timeout's message; empty when none failed. */

@@ -26,7 +26,8 @@ describe('createControllerMetrics', () => {
         `karmada_failover_reconcile_total{controller="taint-manager",result="${result}"} 0`,
       );
     }
-    for (const family of ['workqueue_depth', 'workqueue_adds_total', 'workqueue_retries_total']) {
+    const counters = ['workqueue_adds_total', 'workqueue_retries_total', 'workqueue_pass_keys_total'];
+    for (const family of ['workqueue_depth', ...counters]) {
       expect(text).toContain(`karmada_failover_${family}{controller="taint-manager"} 0`);
     }
     for (const family of ['reconcile', 'workqueue_queue', 'workqueue_work']) {
@@ -41,11 +42,13 @@ describe('createControllerMetrics', () => {
     const hooks = createControllerMetrics(registry).forController('c');
     hooks.queue.depth(3);
     hooks.queue.retried();
+    hooks.queue.passKey();
     hooks.queue.waited(0.02);
     hooks.queue.worked(1.5);
     const text = await registry.metrics();
     expect(text).toContain('karmada_failover_workqueue_depth{controller="c"} 3');
     expect(text).toContain('karmada_failover_workqueue_retries_total{controller="c"} 1');
+    expect(text).toContain('karmada_failover_workqueue_pass_keys_total{controller="c"} 1');
     expect(text).toContain(
       'karmada_failover_workqueue_queue_duration_seconds_bucket{le="0.025",controller="c"} 1',
     );

@@ -40,8 +40,9 @@ export interface ControllerMetricsOptions {
  * Registers the runner's families in `registry`, shaped like controller-runtime's, all labelled
  * by `controller` only (bounded: never keys):
  * `reconcile_total{controller,result}`, `reconcile_duration_seconds`, `workqueue_depth`,
- * `workqueue_adds_total`, `workqueue_retries_total`, `workqueue_queue_duration_seconds`,
- * `workqueue_work_duration_seconds`. Make it once per registry: registering twice throws.
+ * `workqueue_adds_total`, `workqueue_retries_total`, `workqueue_pass_keys_total`,
+ * `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds`. Make it once per registry:
+ * registering twice throws.
  */
 export function createControllerMetrics(
   registry: Registry,
@@ -74,6 +75,11 @@ export function createControllerMetrics(
     help: 'Keys re-added with backoff after a failed reconcile.',
     labelNames: byController,
   });
+  const passKeys = makeCounter(registry, {
+    name: `${p}workqueue_pass_keys_total`,
+    help: 'Keys handed to a worker by a pass over every key (the first pass, a periodic resync), not by a change.',
+    labelNames: byController,
+  });
   const queueSeconds = makeHistogram(registry, {
     name: `${p}workqueue_queue_duration_seconds`,
     help: 'Time a key waited in the work queue before a worker took it.',
@@ -95,6 +101,7 @@ export function createControllerMetrics(
     depth.set(labels, 0);
     adds.inc(labels, 0);
     retries.inc(labels, 0);
+    passKeys.inc(labels, 0);
     queueSeconds.zero(labels);
     workSeconds.zero(labels);
     return {
@@ -108,6 +115,9 @@ export function createControllerMetrics(
         },
         retried: () => {
           retries.inc(labels);
+        },
+        passKey: () => {
+          passKeys.inc(labels);
         },
         waited: (seconds) => {
           queueSeconds.observe(labels, seconds);

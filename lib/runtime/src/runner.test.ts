@@ -465,6 +465,18 @@ describe('runController', () => {
     }
   });
 
+  it("counts the first pass's keys as pass keys, a change's not", async () => {
+    const objs = new MemorySource([{ name: 'a' }, { name: 'b' }]);
+    const h = start([keysFrom(objs, (o) => [o.name])]);
+    await expect.poll(() => h.calls.length, poll).toBe(2);
+    objs.emit('MODIFIED', { name: 'a', owner: 'x' });
+    await expect.poll(() => h.calls.length, poll).toBe(3);
+    h.stop.abort();
+    await h.done;
+    const text = await h.registry.metrics();
+    expect(text).toContain('karmada_failover_workqueue_pass_keys_total{controller="test-controller"} 2');
+  });
+
   it('exports reconcile and work queue metrics, zeroed before the first reconcile', async () => {
     const objs = new MemorySource([], true);
     let fail = true;
@@ -493,6 +505,7 @@ describe('runController', () => {
     );
     expect(text).toContain('karmada_failover_workqueue_adds_total{controller="test-controller"} 2');
     expect(text).toContain('karmada_failover_workqueue_retries_total{controller="test-controller"} 1');
+    expect(text).toContain('karmada_failover_workqueue_pass_keys_total{controller="test-controller"} 0');
     expect(text).toContain(
       'karmada_failover_reconcile_duration_seconds_count{controller="test-controller"} 2',
     );

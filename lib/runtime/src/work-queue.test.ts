@@ -17,6 +17,7 @@ async function settledValue<T>(p: Promise<T>): Promise<{ settled: boolean; value
 function recordingMetrics(): WorkQueueMetrics & {
   adds: number;
   retries: number;
+  passKeys: number;
   depths: number[];
   waits: number[];
   works: number[];
@@ -24,6 +25,7 @@ function recordingMetrics(): WorkQueueMetrics & {
   const m = {
     adds: 0,
     retries: 0,
+    passKeys: 0,
     depths: [] as number[],
     waits: [] as number[],
     works: [] as number[],
@@ -33,6 +35,9 @@ function recordingMetrics(): WorkQueueMetrics & {
     },
     retried: () => {
       m.retries++;
+    },
+    passKey: () => {
+      m.passKeys++;
     },
     waited: (s: number) => m.waits.push(s),
     worked: (s: number) => m.works.push(s),
@@ -279,6 +284,20 @@ describe('WorkQueue', () => {
     expect(metrics.retries).toBe(1);
     q.shutDown();
     expect(metrics.depths.at(-1)).toBe(0);
+  });
+
+  it('counts the keys handed out from the background lane, not those a change moved ahead', async () => {
+    const metrics = recordingMetrics();
+    const q = new WorkQueue({ metrics });
+    q.addBackground('pass-1');
+    q.addBackground('pass-2');
+    q.addBackground('moved');
+    q.add('moved'); // a change named it: handed out as a change
+    q.add('change');
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) order.push(await q.get());
+    expect(order).toEqual(['moved', 'change', 'pass-1', 'pass-2']);
+    expect(metrics.passKeys).toBe(2);
   });
 
   describe('under concurrency', () => {

@@ -12,6 +12,11 @@ export interface WorkQueueMetrics {
   added(): void;
   /** A key was re-added with backoff after a failure. */
   retried(): void;
+  /**
+   * A key was handed to a worker from the background lane: a pass over every key (the first, a
+   * periodic resync), not a change.
+   */
+  passKey(): void;
   /** Seconds a key waited between becoming ready and being handed to a worker. */
   waited(seconds: number): void;
   /** Seconds between handing a key out ({@link WorkQueue.get}) and {@link WorkQueue.done}. */
@@ -312,7 +317,9 @@ export class WorkQueue {
     const nowMs = this.#clock.monotonic();
     this.#dirty.delete(key);
     this.#processing.set(key, nowMs);
-    const readyAtMs = this.#readyAtMs.get(key) ?? this.#lowReadyAtMs.get(key) ?? nowMs;
+    const foregroundAtMs = this.#readyAtMs.get(key);
+    const readyAtMs = foregroundAtMs ?? this.#lowReadyAtMs.get(key) ?? nowMs;
+    if (foregroundAtMs === undefined) this.#metrics?.passKey();
     this.#readyAtMs.delete(key);
     this.#lowReadyAtMs.delete(key);
     this.#metrics?.depth(this.len());
