@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TurnBudget } from './turn-budget.ts';
@@ -45,19 +45,16 @@ describe('TurnBudget', () => {
 
   it('between two pauses lets the event loop read a socket', async () => {
     const server = createServer();
-    const received = new Promise<void>((resolve) => {
-      server.on('connection', (socket) => {
-        socket.once('data', () => {
-          resolve();
-        });
-      });
-    });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
     const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    await once(client, 'connect');
+    // Both ends ready before the busy work: the server's end is the one that must read.
+    const [[serverEnd]] = await Promise.all([accepted, once(client, 'connect')]);
     let read = false;
-    void received.then(() => (read = true));
+    serverEnd.once('data', () => {
+      read = true;
+    });
     try {
       const turns = new TurnBudget({ sliceMs: 1 });
       expect(turns.pause()).toBeUndefined();
