@@ -83,20 +83,27 @@ const FIELD_OF_METRIC: Readonly<Record<string, keyof ControllerCosts>> = {
   workqueue_pass_keys_total: 'passes',
 };
 
+/** A sample of one of those metrics: its name, the controller label, the value. */
+const CONTROLLER_SAMPLE = new RegExp(
+  `^karmada_failover_(${Object.keys(FIELD_OF_METRIC).join('|')})\\{[^}]*controller="([^"]+)"[^}]*\\} (\\S+)$`,
+);
+
+/** Every figure at zero. */
+function noCosts(): { -readonly [K in keyof ControllerCosts]: number } {
+  return { count: 0, seconds: 0, retries: 0, passes: 0 };
+}
+
 /** The control plane's reconciles (in all and by controller) and CPU seconds so far. */
 export async function controlPlaneTotals(baseUrl: string): Promise<ControlPlaneTotals> {
   const text = (await metricsText(baseUrl)) ?? '';
-  const controllers = new Map<string, { -readonly [K in keyof ControllerCosts]: number }>();
+  const controllers = new Map<string, ReturnType<typeof noCosts>>();
   for (const line of text.split('\n')) {
-    const m =
-      /^karmada_failover_(reconcile_duration_seconds_(?:sum|count)|workqueue_retries_total|workqueue_pass_keys_total)\{[^}]*controller="([^"]+)"[^}]*\} (\S+)$/.exec(
-        line,
-      );
-    if (m === null) continue;
-    const [, metric = '', controller = '', value = '0'] = m;
-    const e = controllers.get(controller) ?? { count: 0, seconds: 0, retries: 0, passes: 0 };
+    const [, metric = '', controller = '', value = '0'] = CONTROLLER_SAMPLE.exec(line) ?? [];
+    const field = FIELD_OF_METRIC[metric];
+    if (field === undefined) continue;
+    const e = controllers.get(controller) ?? noCosts();
     controllers.set(controller, e);
-    e[FIELD_OF_METRIC[metric] ?? 'count'] += Number(value);
+    e[field] += Number(value);
   }
   let reconciles = 0;
   for (const e of controllers.values()) reconciles += e.count;
@@ -104,24 +111,16 @@ export async function controlPlaneTotals(baseUrl: string): Promise<ControlPlaneT
 }
 
 /**
- * One line per controller that reconciled between two reads: reconciles, their total seconds and
- * retries (`since` empty: since the process started).
+ * One line per controller that reconciled between two reads: reconciles (of them for passes over
+ * every key), their total seconds and retries (`since` empty: since the process started).
  */
 export function controllerBreakdown(now: ControlPlaneTotals, since?: ControlPlaneTotals): string[] {
   return [...now.controllers]
     .map(([c, e]): [string, ControllerCosts] => {
       const b = since?.controllers.get(c);
-      return [
-        c,
-        b === undefined
-          ? e
-          : {
-              count: e.count - b.count,
-              seconds: e.seconds - b.seconds,
-              retries: e.retries - b.retries,
-              passes: e.passes - b.passes,
-            },
-      ];
+      const d = noCosts();
+      for (const field of Object.values(FIELD_OF_METRIC)) d[field] = e[field] - (b?.[field] ?? 0);
+      return [c, d];
     })
     .filter(([, e]) => e.count > 0)
     .map(
