@@ -6,7 +6,8 @@
  */
 import { CommanderError } from 'commander';
 import { renderAgentAccess } from '@kf/api';
-import { commandFailure, reportServiceFailure } from '@kf/kube';
+import { commandFailure, reportServiceFailure, setDefaultPingInterval } from '@kf/kube';
+import { connectionPingIntervalMs } from '@kf/member';
 import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createAgent } from './app.ts';
 import { AGENT_VERSION, buildAgentCommand, throwInsteadOfExit } from './cli.ts';
@@ -19,6 +20,7 @@ async function main(argv: readonly string[]): Promise<number> {
     buildAgentCommand({
       run: async (config) => {
         log = createLogger({ component: 'agent', level: config.logLevel });
+        setDefaultPingInterval(connectionPingIntervalMs(config));
         const registry = createRegistry({ component: 'agent', version: AGENT_VERSION });
         const shutdown = onShutdownSignal((signal, count) => {
           log.info({ signal, count }, 'shutdown signal received');

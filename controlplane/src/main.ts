@@ -5,7 +5,8 @@
  * failure, 2 bad flags or configuration).
  */
 import { CommanderError } from 'commander';
-import { commandFailure, reportServiceFailure } from '@kf/kube';
+import { commandFailure, reportServiceFailure, setDefaultPingInterval } from '@kf/kube';
+import { connectionPingIntervalMs } from '@kf/member';
 import { ConfigError, createLogger, createRegistry, onShutdownSignal } from '@kf/runtime';
 import { createControlPlane, loadControlPlaneKubeConfig } from './app.ts';
 import { CONTROLPLANE_VERSION, buildControlPlaneCommand } from './cli.ts';
@@ -19,6 +20,8 @@ async function main(argv: readonly string[]): Promise<number> {
   let log = createLogger({ component: COMPONENT });
   const program = buildControlPlaneCommand(async (config) => {
     log = createLogger({ component: COMPONENT, level: config.logLevel });
+    // Push members' connections (HTTP/2) are checked on the Push Lease's timing.
+    setDefaultPingInterval(connectionPingIntervalMs(config));
     const registry = createRegistry({ component: COMPONENT, version: CONTROLPLANE_VERSION });
     const shutdown = onShutdownSignal((signal, count) => {
       log.info({ signal, count }, 'shutdown signal received');

@@ -1,18 +1,38 @@
 /**
- * A slow link between a member's agent and the control plane: latency added each way on the agent's
- * link only (its proxy delays every byte), the member itself healthy. A live member must stay Ready
- * while the link's round trip is up to half the grace period: each heartbeat renewal may wait until
+ * Links from a member's agent that misbehave without breaking: the member itself healthy, the
+ * faults on the agent's own proxies.
+ *
+ * A slow link to the control plane: latency added each way. A live member must stay Ready while
+ * the link's round trip is up to half the grace period: each heartbeat renewal may wait until
  * the last one would lapse, not a fixed interval. The agent runs with the Lease duration equal to
  * the control plane's grace period (5 s, renewed every second), as at the defaults (40 s both).
  * - ⅛ of the grace each way (0.625 s), then ¼ (1.25 s: a round trip of half the grace), each for
  *   three grace periods: Ready never leaves True, and the Lease keeps being renewed.
  * - Still at ¼: an Unknown written over Ready (as the control plane writes after a silence) is
  *   answered by the agent with Ready=True over the slow link.
+ *
+ * Connections that go silent for good while new ones get through (a server behind a virtual IP
+ * that vanished, a NAT or load-balancer entry lost): every call the agent makes on such a
+ * connection hangs until its deadline, and without a new connection every later one would too.
+ * - To the control plane: the Lease is renewed again within the Lease duration and a renew
+ *   interval, and nothing moves.
+ * - To the member's API server: Ready never leaves True (the failure threshold, 8 s here as 30 s
+ *   is at the defaults, is longer than a health probe's 5 s wait) and nothing moves.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMicroTime } from '@kf/kube';
-import { startFailoverFederation, type FailoverFederation } from '@kf/testing';
-import { agentMetric, until } from './support.ts';
+import {
+  Observer,
+  copiesSeen,
+  everNoExecute,
+  leftAfter,
+  startFailoverFederation,
+  type FailoverFederation,
+  type Sample,
+} from '@kf/testing';
+import { placeOn } from './partition-cells.ts';
+import { NAMESPACE, agentMetric, until } from './support.ts';
 
 const MEMBER = 'member1';
 const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
@@ -24,7 +44,12 @@ beforeAll(async () => {
     members: 1,
     nodes: 1,
     // The Lease lasts the control plane's grace period (5 s) and is renewed every second.
-    agentFlags: ['--cluster-lease-duration=5s', '--cluster-lease-renew-interval-fraction=0.2'],
+    agentFlags: [
+      '--cluster-lease-duration=5s',
+      '--cluster-lease-renew-interval-fraction=0.2',
+      // Longer than a health probe's wait (5 s), as the default (30 s) is.
+      '--cluster-failure-threshold=8s',
+    ],
   });
 });
 
@@ -110,5 +135,80 @@ describe('a slow link from the agent to the control plane', () => {
     // The watch brings the Unknown (half a round trip), the write goes back (a round trip), and a
     // status period may pass before the sync: well within two grace periods.
     expect(backAtMs - writtenAtMs).toBeLessThan(2 * graceMs());
+  });
+});
+
+describe('connections of the agent that go silent for good while new ones get through', () => {
+  const LEASE_MS = 5_000;
+  const RENEW_INTERVAL_MS = 1_000;
+  let uid = '';
+
+  beforeAll(async () => {
+    const links = fed.links;
+    links.agentToControlPlane(MEMBER).restore();
+    await until(`${MEMBER} Ready=True`, async () => (await fed.readyStatus(MEMBER)) === 'True', 30_000, 100);
+    uid = await placeOn(fed, 'web-silent', { member: MEMBER });
+  });
+
+  /** Samples the member from the fault on, until a taint from it would have landed and been seen. */
+  async function observe(
+    fault: () => void,
+    forMs: number,
+  ): Promise<{ atMs: number; samples: readonly Sample[] }> {
+    const observer = new Observer(fed, { member: MEMBER, namespace: NAMESPACE, deployment: 'web-silent' });
+    observer.start();
+    const atMs = Date.now();
+    fault();
+    await sleep(forMs);
+    return { atMs, samples: await observer.stop() };
+  }
+
+  function nothingMoved(samples: readonly Sample[]): void {
+    expect(everNoExecute(samples)).toBe(false);
+    expect(leftAfter(samples, MEMBER, 0)).toEqual([]);
+    expect(copiesSeen(samples)).toEqual([uid]);
+  }
+
+  it('to the control plane: the Lease is renewed again within its duration and an interval, and nothing moves', async () => {
+    const holdMs = fed.timing.taintHoldSeconds * 1000;
+    const { atMs, samples } = await observe(
+      () => {
+        fed.links.agentToControlPlane(MEMBER).dropOpen();
+      },
+      LEASE_MS + RENEW_INTERVAL_MS + holdMs + 3_000,
+    );
+    // The first renewal sent after the fault (renewTime is when the agent sent it).
+    const renewedAtMs = Math.min(
+      ...samples.map((x) => x.renewedAtMs ?? Number.POSITIVE_INFINITY).filter((at) => at >= atMs),
+    );
+    const notTrue = samples.filter((x) => x.ready !== 'True').length;
+    process.stdout.write(
+      `silent connections to the control plane: Lease renewed again +${String(renewedAtMs - atMs)} ms, ` +
+        `Ready not True in ${String(notTrue)} of ${String(samples.length)} samples\n`,
+    );
+    // The call hanging on the silent connection runs until the last renewal would lapse (up to
+    // the Lease duration after it); the next one, a quarter interval later, connects afresh.
+    expect(renewedAtMs - atMs).toBeLessThanOrEqual(LEASE_MS + RENEW_INTERVAL_MS);
+    nothingMoved(samples);
+    expect(await fed.readyStatus(MEMBER)).toBe('True');
+  });
+
+  it("to the member's API server: Ready never leaves True, and nothing moves", async () => {
+    const holdMs = fed.timing.taintHoldSeconds * 1000;
+    const failureMs = 8_000;
+    const { samples } = await observe(
+      () => {
+        fed.links.agentToMember(MEMBER).dropOpen();
+      },
+      failureMs + holdMs + 3_000,
+    );
+    const notTrue = samples.filter((x) => x.ready !== undefined && x.ready !== 'True');
+    process.stdout.write(
+      `silent connections to the member: Ready not True in ${String(notTrue.length)} of ${String(samples.length)} samples\n`,
+    );
+    // A probe left hanging ends at its 5 s wait, within the failure threshold; the next one
+    // connects afresh and is answered.
+    expect(notTrue.map((x) => ({ atMs: x.atMs, ready: x.ready }))).toEqual([]);
+    nothingMoved(samples);
   });
 });

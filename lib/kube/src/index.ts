@@ -66,7 +66,13 @@ export {
   type RetryOnConflictOptions,
   type UpdateSteps,
 } from './retry-on-conflict.ts';
-export { KubeTransport, type Connection, type TransportOptions } from './transport.ts';
+export {
+  DEFAULT_PING_INTERVAL_MS,
+  KubeTransport,
+  setDefaultPingInterval,
+  type Connection,
+  type TransportOptions,
+} from './transport.ts';
 export { getJson, getText, type GetJsonOptions, type TextResponse } from './get-json.ts';
 export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';

@@ -1,6 +1,7 @@
 import type { RequestOptions } from 'node:https';
 import { HttpMethod, RequestContext, type Cluster, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { ConnectionWatch } from './connection-watch.ts';
 
 /** What one request to the API server needs: where, through which connection pool, which headers. */
 export interface Connection {
@@ -22,6 +23,27 @@ export interface TransportOptions {
    * while its native buffers grew by gigabytes a second until the kernel killed the process.
    */
   readonly offerHttp2?: boolean;
+  /**
+   * How often an HTTP/2 connection is PINGed to tell a slow one from a dead one (default: the
+   * process's, {@link setDefaultPingInterval}; 0 turns the check off). See connection-silence.ts.
+   */
+  readonly pingIntervalMs?: number;
+}
+
+/** Five seconds: a dead connection is given up some 15 s after it was last heard from. */
+export const DEFAULT_PING_INTERVAL_MS = 5_000;
+
+let processPingIntervalMs = DEFAULT_PING_INTERVAL_MS;
+
+/**
+ * The PING interval of every transport made from now on that names none: a process whose
+ * heartbeat runs on shorter periods than the defaults (tests, tight Lease timings) shortens it,
+ * so that a dead connection is given up well within a Lease.
+ */
+export function setDefaultPingInterval(ms: number): void {
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new RangeError(`a PING interval must be a duration in ms, got ${ms}`);
+  processPingIntervalMs = ms;
 }
 
 /**
@@ -31,19 +53,28 @@ export interface TransportOptions {
  * A cluster with a `proxy-url` is reached through it (HTTP CONNECT or SOCKS, see
  * `proxyDispatcher`). {@link makeApiClient} hands the same pool to client-node's generated
  * clients.
+ *
+ * When HTTP/2 is offered, the connections are PINGed and given up once asked something and silent
+ * for too long (see connection-silence.ts): requests on them fail at once and the next request
+ * connects afresh. Over HTTP/1.1 each request has a connection of its own, which undici closes
+ * when the request is cut short.
  */
 export class KubeTransport {
   private readonly kc: KubeConfig;
   private readonly connectTimeoutMs: number;
   private readonly offerHttp2: boolean;
+  private readonly pingIntervalMs: number;
   private agent: Dispatcher | undefined;
+  private watch: ConnectionWatch | undefined;
   private tlsFingerprint = '';
   private closed = false;
+  private retiredPools = 0;
 
   constructor(kc: KubeConfig, opts: TransportOptions = {}) {
     this.kc = kc;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
     this.offerHttp2 = opts.offerHttp2 ?? true;
+    this.pingIntervalMs = opts.pingIntervalMs ?? processPingIntervalMs;
   }
 
   async connect(): Promise<Connection> {
@@ -56,34 +87,71 @@ export class KubeTransport {
     return { baseUrl: cluster.server.replace(/\/+$/, ''), dispatcher, headers: headersOf(o) };
   }
 
+  /** Pools given up because their connection fell silent. */
+  get retired(): number {
+    return this.retiredPools;
+  }
+
   /** The pool for this TLS material: the current one, or a new one replacing it. */
   private async pool(cluster: Cluster, https: RequestOptions): Promise<Dispatcher> {
     const fingerprint = fingerprintOf(tlsOf(https));
     if (this.agent !== undefined && fingerprint === this.tlsFingerprint) return this.agent;
-    const next =
-      cluster.proxyUrl === undefined || cluster.proxyUrl === ''
-        ? new Agent({
-            allowH2: this.offerHttp2,
-            // TCP keep-alive after 30 s of silence, as client-go and client-node do.
-            connect: {
-              ...tlsOf(https),
-              timeout: this.connectTimeoutMs,
-              keepAlive: true,
-              keepAliveInitialDelay: 30_000,
-            },
-          })
-        : await this.proxyDispatcher(cluster, https);
+    const { pool: next, watch } = await this.build(cluster, https);
     // Building a proxy dispatcher awaits: a concurrent connect() or close() may have come first.
     if (this.closed || (this.agent !== undefined && fingerprint === this.tlsFingerprint)) {
+      watch?.stop();
       void next.close().catch(() => undefined);
       if (this.closed || this.agent === undefined) throw new Error('transport closed');
       return this.agent;
     }
     const old = this.agent;
+    this.watch?.stop();
     this.agent = next;
+    this.watch = watch;
     this.tlsFingerprint = fingerprint;
     if (old !== undefined) void old.close().catch(() => undefined);
     return next;
+  }
+
+  /**
+   * `pool`'s connection fell silent: unless it was already replaced, the next connect() builds a
+   * new pool, and the requests still on the old one fail now rather than at their deadlines.
+   */
+  private retire(pool: Dispatcher, why: string): void {
+    if (this.agent !== pool) return;
+    this.agent = undefined;
+    this.watch = undefined;
+    this.tlsFingerprint = '';
+    this.retiredPools++;
+    void pool.destroy(new Error(`connection to the API server given up: ${why}`)).catch(() => undefined);
+  }
+
+  /** A new dispatcher for the cluster: direct (watched over HTTP/2), or through its proxy. */
+  private async build(
+    cluster: Cluster,
+    https: RequestOptions,
+  ): Promise<{ readonly pool: Dispatcher; readonly watch?: ConnectionWatch }> {
+    if (cluster.proxyUrl !== undefined && cluster.proxyUrl !== '') {
+      return { pool: await this.proxyDispatcher(cluster, https) };
+    }
+    const connect = {
+      ...tlsOf(https),
+      timeout: this.connectTimeoutMs,
+      // TCP keep-alive after 30 s of silence, as client-go and client-node do.
+      keepAlive: true,
+      keepAliveInitialDelay: 30_000,
+    };
+    if (!this.offerHttp2 || this.pingIntervalMs <= 0) {
+      return { pool: new Agent({ allowH2: this.offerHttp2, connect }) };
+    }
+    const rule = { pingIntervalMs: this.pingIntervalMs, connectTimeoutMs: this.connectTimeoutMs };
+    const watch = new ConnectionWatch(rule, (why) => {
+      this.retire(pool, why);
+    });
+    const agent = new Agent({ allowH2: true, connect, ...watch.agentOptions() });
+    const pool = agent.compose(watch.interceptor());
+    watch.start(agent);
+    return { pool, watch };
   }
 
   /**
@@ -113,6 +181,8 @@ export class KubeTransport {
     this.closed = true;
     const agent = this.agent;
     this.agent = undefined;
+    this.watch?.stop();
+    this.watch = undefined;
     if (agent !== undefined) await agent.destroy();
   }
 }

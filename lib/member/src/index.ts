@@ -30,6 +30,7 @@ export {
   type MemberConnection,
 } from './host/member-connection.ts';
 export {
+  connectionPingIntervalMs,
   memberRenewIntervalMs,
   memberStatusParts,
   memberWorkDeps,

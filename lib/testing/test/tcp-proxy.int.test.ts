@@ -211,6 +211,25 @@ describe('TcpProxy', () => {
     await client.ended;
   });
 
+  it('dropOpen silences the open connections for good, while new ones get through', async () => {
+    const proxy = await echoProxy();
+    const open = await tcpClient(proxy.port);
+    await roundTrip(open.socket);
+
+    proxy.dropOpen();
+    expect(proxy.mode).toBe('forward');
+    await expect(roundTrip(open.socket, 500)).rejects.toThrow('no echo within 500 ms');
+    const fresh = await tcpClient(proxy.port);
+    await roundTrip(fresh.socket);
+    // Not even restore() revives it, and it is never reset: only its own timeout tells.
+    proxy.restore();
+    await expect(roundTrip(open.socket, 500)).rejects.toThrow('no echo within 500 ms');
+    expect(open.socket.destroyed).toBe(false);
+    open.socket.destroy();
+    fresh.socket.end();
+    await Promise.all([open.ended, fresh.ended]);
+  });
+
   it('delay adds latency in each direction, and restore removes it', async () => {
     const proxy = await echoProxy();
     const client = await tcpClient(proxy.port);

@@ -7,6 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterKind, workKind, type Cluster, type Work } from '@kf/api';
 import {
+  DEFAULT_PING_INTERVAL_MS,
   LEASE_RESOURCE,
   ResourceClient,
   type EventRecorder,
@@ -111,6 +112,15 @@ export function memberStatusParts(
 
 export function memberRenewIntervalMs(config: MemberHostConfig): number {
   return renewIntervalMs(config.clusterLeaseDurationMs, config.clusterLeaseRenewIntervalFraction);
+}
+
+/**
+ * How often the process PINGs its HTTP/2 connections: the default (5 s), or the renew interval
+ * when the Lease is renewed more often, so that a connection fallen silent is given up (three
+ * intervals and two round trips after it was asked something) well before the Lease lapses.
+ */
+export function connectionPingIntervalMs(config: MemberHostConfig): number {
+  return Math.min(DEFAULT_PING_INTERVAL_MS, memberRenewIntervalMs(config));
 }
 
 /** What the Work controllers get that differs between hosts. */

@@ -3,7 +3,9 @@
  * server it talks to without touching either: `cut()` resets every connection and every new one
  * (a severed link, a crashed peer behind a load balancer), `blackhole()` swallows everything (a
  * partition: only timeouts reveal it), `delay(ms)` adds latency both ways (a congested or distant
- * link), `restore()` forwards normally again. Bytes pass through untouched, so TLS works end to
+ * link), `dropOpen()` silences the connections open now for good while new ones get through (a
+ * server behind a virtual IP that vanished, a NAT or load-balancer entry lost), `restore()` forwards
+ * normally again. Bytes pass through untouched, so TLS works end to
  * end: kube-apiserver certificates name 127.0.0.1, which the proxy's address is too.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -33,6 +35,8 @@ interface Pair {
   upstream: Socket | undefined;
   /** Bytes or a close were swallowed: the stream can never be made whole again. */
   lostData: boolean;
+  /** Silenced for good by dropOpen(): nothing passes either way, and no close either. */
+  dropped: boolean;
   readonly queues: Record<Direction, Queued[]>;
   readonly timers: Record<Direction, NodeJS.Timeout | undefined>;
 }
@@ -141,6 +145,20 @@ export class TcpProxy {
     }
   }
 
+  /**
+   * The connections open now go silent for good, each way, closes included, whatever the mode
+   * later; new connections are forwarded as the mode says. Neither end learns of it but by its
+   * own timeouts, as when the peer's host vanished or the flow's NAT or load-balancer entry was
+   * lost while another path reaches the same server.
+   */
+  dropOpen(): void {
+    this.#assertOpen();
+    for (const pair of this.#pairs) {
+      pair.dropped = true;
+      this.#clearTimers(pair);
+    }
+  }
+
   /** Forwards with `ms` added to every chunk in each direction, keeping their order. */
   delay(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`delay must be a duration in ms, got ${ms}`);
@@ -183,6 +201,7 @@ export class TcpProxy {
     this.#mode = delayMs > 0 ? 'delay' : 'forward';
     this.#delayMs = delayMs;
     for (const pair of this.#pairs) {
+      if (pair.dropped) continue;
       if (pair.lostData) {
         this.#reset(pair);
         continue;
@@ -205,6 +224,7 @@ export class TcpProxy {
       client,
       upstream: undefined,
       lostData: false,
+      dropped: false,
       queues: { up: [], down: [] },
       timers: { up: undefined, down: undefined },
     };
@@ -244,6 +264,7 @@ export class TcpProxy {
   }
 
   #onChunk(pair: Pair, dir: Direction, chunk: Buffer | 'end'): void {
+    if (pair.dropped) return;
     if (this.#mode === 'blackhole' || this.#mode === 'cut' || this.#mode === 'closed') {
       pair.lostData = true;
       return;
@@ -301,7 +322,8 @@ export class TcpProxy {
       else pair.upstream?.destroy();
       return;
     }
-    // In a blackhole the client never learns that the target went away.
+    // In a blackhole, or on a dropped connection, the client never learns that the target went away.
+    if (pair.dropped) return;
     if (this.#mode === 'blackhole') {
       pair.lostData = true;
       return;
