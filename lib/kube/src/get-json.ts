@@ -3,7 +3,7 @@
  * KubeTransport, with a deadline on the whole call, body included.
  */
 import { callDeadline } from './call-deadline.ts';
-import { request } from 'undici';
+import { requestWithin } from './request-within.ts';
 import { kubeErrorFromResponse, toKubeError } from './errors.ts';
 import { DEFAULT_API_TIMEOUT_MS } from './kubeconfig.ts';
 import type { KubeTransport } from './transport.ts';
@@ -33,7 +33,7 @@ export async function getText(
   const deadline = callDeadline(timeoutMs, opts.signal);
   try {
     const conn = await transport.connect();
-    const res = await request(`${conn.baseUrl}${path}`, {
+    const res = await requestWithin(`${conn.baseUrl}${path}`, {
       method: 'GET',
       dispatcher: conn.dispatcher,
       headers: {

@@ -74,6 +74,7 @@ export {
   type TransportOptions,
 } from './transport.ts';
 export { getJson, getText, type GetJsonOptions, type TextResponse } from './get-json.ts';
+export { requestWithin } from './request-within.ts';
 export { LineSplitter } from './ndjson.ts';
 export { WatchProtocolError, parseWatchEvent, type WatchEvent } from './watch-event.ts';
 export { CacheIndex } from './cache-index.ts';

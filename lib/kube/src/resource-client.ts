@@ -1,6 +1,6 @@
 import { callDeadline } from './call-deadline.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { request } from 'undici';
+import { requestWithin } from './request-within.ts';
 import { KubeError, isNotFound, kubeErrorFromResponse, toKubeError } from './errors.ts';
 import { DEFAULT_API_TIMEOUT_MS } from './kubeconfig.ts';
 import {
@@ -249,7 +249,7 @@ export class ResourceClient<T extends KubeObject> {
     const deadline = callDeadline(Math.min(this.timeoutMs, opts.timeoutMs ?? Infinity), opts.signal);
     try {
       const conn = await this.transport.connect();
-      const res = await request(`${conn.baseUrl}${call.path}${queryString(query)}`, {
+      const res = await requestWithin(`${conn.baseUrl}${call.path}${queryString(query)}`, {
         method: call.method,
         dispatcher: conn.dispatcher,
         headers: {

@@ -8,7 +8,7 @@ import {
   type ObjectEventHandler,
   type ObjectSource,
 } from '@kf/runtime';
-import { request } from 'undici';
+import { requestWithin } from './request-within.ts';
 import { CacheIndex } from './cache-index.ts';
 import { applyDeltas, deepFreeze, diffRelist, planWatchEvent, type CacheDelta } from './cache-store.ts';
 import { kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './errors.ts';
@@ -69,8 +69,8 @@ export interface WatchCacheOptions<T> {
    */
   readonly watchSeconds?: { readonly min: number; readonly max: number };
   /**
-   * A watch that sends nothing for this long is considered dead and reconnected (default: its
-   * timeoutSeconds + 30 s; bookmarks and the server's own timeout keep live watches below it).
+   * A watch that sends nothing for this long is considered dead and reconnected (default
+   * {@link DEFAULT_WATCH_IDLE_MS}, or its timeoutSeconds + 30 s if that is shorter).
    */
   readonly idleTimeoutMs?: number;
   /** Deadline of each LIST page and of the watch's response headers (default 60 s). */
@@ -116,6 +116,20 @@ export interface WatchCacheStats {
 }
 
 const DEFAULT_WATCH_SECONDS = { min: 300, max: 600 };
+
+/**
+ * Two and a half minutes. kube-apiserver's watch cache sends a BOOKMARK to every watch that
+ * allows them about once a minute (and right before its timeout), so a watch silent for 2.5
+ * minutes sits on a dead connection: over HTTP/1.1, with no PING to tell, it would otherwise wait
+ * for its own timeout (up to 10 minutes) while changes go unseen. A server that sends no such
+ * bookmarks costs a quiet watch a reconnect from its resourceVersion every 2.5 minutes.
+ */
+export const DEFAULT_WATCH_IDLE_MS = 150_000;
+
+/** How long a watch asked to end after `timeoutSeconds` may stay silent before it counts as dead. */
+export function watchIdleTimeoutMs(idleTimeoutMs: number | undefined, timeoutSeconds: number): number {
+  return idleTimeoutMs ?? Math.min(DEFAULT_WATCH_IDLE_MS, timeoutSeconds * 1000 + 30_000);
+}
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** How one round of LIST (when needed) and WATCH ended. */
@@ -471,7 +485,7 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     const timeoutMs = this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const deadline = callDeadline(timeoutMs, signal);
     try {
-      const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
+      const res = await requestWithin(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
         dispatcher: conn.dispatcher,
         headers: { ...conn.headers, accept: 'application/json' },
         signal: deadline.signal,
@@ -508,12 +522,12 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     q.set('resourceVersion', this.rv);
     q.set('timeoutSeconds', String(timeoutSeconds));
     const conn = await this.connect();
-    const res = await request(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
+    const res = await requestWithin(`${conn.baseUrl}${this.path()}?${q.toString()}`, {
       dispatcher: conn.dispatcher,
       headers: { ...conn.headers, accept: 'application/json' },
       signal,
       headersTimeout: this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      bodyTimeout: this.opts.idleTimeoutMs ?? timeoutSeconds * 1000 + 30_000,
+      bodyTimeout: watchIdleTimeoutMs(this.opts.idleTimeoutMs, timeoutSeconds),
     });
     if (res.statusCode !== 200) {
       throw kubeErrorFromResponse(res.statusCode, await res.body.text(), res.headers);

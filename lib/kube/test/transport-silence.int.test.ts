@@ -175,6 +175,16 @@ describe('KubeTransport and connections that fall silent', () => {
     expect(t.retired).toBe(0);
   });
 
+  it('ends a request waiting for a connection still being made at its deadline, not the connect timeout', async () => {
+    const { t, proxy } = await through(h2);
+    proxy.blackhole(); // the TCP connection is accepted, the TLS handshake never answered
+    const waited = await timed(t, '/healthz', 300);
+    expect(waited.error).toContain('timeout');
+    expect(waited.ms).toBeLessThan(1_500); // the connect timeout is 2 s
+    proxy.restore();
+    expect((await getText(t, '/healthz', { timeoutMs: 5_000 })).status).toBe(200);
+  });
+
   it('leaves a quiet request alone over HTTP/1.1, where no PING tells a slow connection from a dead one', async () => {
     const { t } = await through(h1);
     expect((await getText(t, '/healthz')).status).toBe(200);

@@ -1,6 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeTransport, ResourceClient, collectionPath, kubeErrorFromResponse, toKubeError } from '@kf/kube';
-import { request } from 'undici';
+import {
+  KubeTransport,
+  ResourceClient,
+  collectionPath,
+  kubeErrorFromResponse,
+  requestWithin,
+  toKubeError,
+} from '@kf/kube';
 import { NODE_CONDITION_TYPE, type NodeCondition } from '../health/node-condition.ts';
 import { NODE_RESOURCE, type NodeObject } from './node-object.ts';
 
@@ -33,7 +39,7 @@ export function memberNodeStore(kc: KubeConfig, nodeName: string, timeoutMs: num
       try {
         const conn = await transport.connect();
         // Strict: a condition field the server does not know is refused, not dropped.
-        const res = await request(`${conn.baseUrl}${statusPath}?fieldValidation=Strict`, {
+        const res = await requestWithin(`${conn.baseUrl}${statusPath}?fieldValidation=Strict`, {
           method: 'PATCH',
           dispatcher: conn.dispatcher,
           headers: {

@@ -73,7 +73,8 @@ export function itemOf(w: Work, cluster: string, r: ObjectReference): Aggregated
  * cache does not show yet waits even with its new Works there: they have nothing to report, and a
  * write then, from a copy without the scheduler's status, conflicts with that write (while placing
  * 10,000 bindings, one in three did, each retried). The scheduler's status write wakes the controller
- * again, and so does each Work's creation after it, so the last look sees every Work.
+ * again, and so does each Work's status as the member reports it, so the last look sees every Work
+ * that has something to report.
  */
 export function readyToAggregate(b: ResourceBinding, works: readonly Work[]): boolean {
   return b.status?.lastScheduledTime !== undefined || works.some((w) => w.status !== undefined);

@@ -12,6 +12,7 @@
  * AggregateStatusFailed on a change of FullyApplied.
  */
 import {
+  bindingConditionTypes,
   findCondition,
   isSameJson,
   setCondition,
@@ -74,6 +75,19 @@ function readChanged(b: ResourceBinding, old: ResourceBinding): boolean {
   return changedOutsideStatus(b, old) || b.status?.lastScheduledTime !== old.status?.lastScheduledTime;
 }
 
+/** A Work made with a status already (seen again after a relist) wakes; a new one does not. */
+export function workWakes(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: Work): boolean {
+  return type !== 'ADDED' || w.status !== undefined;
+}
+
+/** What the aggregation reads of a Work besides its binding: its status, and whether it goes. */
+export function workChanged(w: Work, old: Work): boolean {
+  return (
+    (w.metadata.deletionTimestamp === undefined) !== (old.metadata.deletionTimestamp === undefined) ||
+    !isSameJson(w.status, old.status)
+  );
+}
+
 /** The controller's own writes, whose events do not wake it again. */
 interface StatusWrites {
   readonly bindings: OwnBindingWrites;
@@ -94,10 +108,18 @@ export function bindingStatusController(deps: BindingStatusDeps): ControllerSpec
         changed: readChanged,
         ownWrites: writes.bindings.record,
       }),
-      keysFrom(deps.works, (w) => {
-        const key = bindingKeyOfWork(w);
-        return key === undefined ? [] : [key];
-      }),
+      // As upstream: a Work wakes its binding when its status changes or it goes (being deleted
+      // or gone), not when it is made or its manifests change. A new Work has nothing to report
+      // until the member applies it; waking on each Work the binding controller creates cost a
+      // reconcile, and often a status write, per Work.
+      keysFrom(
+        deps.works,
+        (w) => {
+          const key = bindingKeyOfWork(w);
+          return key === undefined ? [] : [key];
+        },
+        { wakes: workWakes, changed: workChanged },
+      ),
       // The template's status is checked against the cached template (see reflectIntoTemplate):
       // a change of its status or generation (what the fold reads besides the Works), by anyone
       // but this controller, is looked at again. Other changes (the detector's claim on it) not,
@@ -157,7 +179,7 @@ async function writeBindingStatus(
   const { key, b } = target;
   const { items, fullyApplied } = target.aggregation;
   const conditions = setCondition(b.status?.conditions, fullyApplied, ctx.now());
-  if (isSameJson(b.status?.aggregatedStatus, items) && isSameJson(b.status?.conditions, conditions)) return b;
+  if (nothingToWrite(b, items, conditions)) return b;
   // Guarded by resourceVersion: the scheduler writes Scheduled into the same conditions list,
   // which a merge patch replaces whole; a stale copy must conflict, not drop it.
   const patch = {
@@ -174,6 +196,27 @@ async function writeBindingStatus(
   });
   ctx.log.info({ fullyApplied: fullyApplied.status }, 'binding status aggregated');
   return written;
+}
+
+/**
+ * The binding shows this status already, or there is nothing to report yet (no Work has
+ * reported, none ever did): as upstream, the first status comes with the first Work's, rather
+ * than an empty one written for every new binding.
+ */
+function nothingToWrite(
+  b: ResourceBinding,
+  items: readonly AggregatedStatusItem[],
+  conditions: readonly unknown[],
+): boolean {
+  if (items.length === 0 && neverReported(b)) return true;
+  return isSameJson(b.status?.aggregatedStatus, items) && isSameJson(b.status?.conditions, conditions);
+}
+
+export function neverReported(b: ResourceBinding): boolean {
+  return (
+    (b.status?.aggregatedStatus ?? []).length === 0 &&
+    findCondition(b.status?.conditions, bindingConditionTypes.fullyApplied) === undefined
+  );
 }
 
 /**
