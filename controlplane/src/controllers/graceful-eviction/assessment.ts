@@ -95,8 +95,9 @@ export function judgeEvictionTask(
 
 /**
  * Past the deadline: removed, unless the task keeps a copy that no healthy one replaces (rule 6).
- * The binding's status has an item for every Work not being deleted: without one for the task's
- * cluster (its Work went with the cluster, say) there is no copy left to keep.
+ * The binding's status has an item for every Work not being deleted that its member reported on:
+ * without one for the task's cluster (its Work went with the cluster, say, or was never applied
+ * there) there is no copy left to keep.
  */
 function judgeTimedOut(
   task: GracefulEvictionTask,

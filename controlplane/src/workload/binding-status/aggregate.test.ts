@@ -87,6 +87,13 @@ describe('aggregate', () => {
     expect(aggregate(binding(['m1']), [work('m1', state)]).items).toEqual([item]);
   });
 
+  it('has no item for a Work its member has not reported on yet', () => {
+    const unreported: Work = { metadata: work('m2', 'reported').metadata, spec: {} };
+    const a = aggregate(binding(['m1', 'm2']), [work('m1', 'reported'), unreported]);
+    expect(a.items.map((i) => i.clusterName)).toEqual(['m1']);
+    expect(a.fullyApplied).toMatchObject({ status: 'False', reason: 'FullyAppliedFailed' });
+  });
+
   it('sorts by cluster and skips deleting Works', () => {
     const a = aggregate(binding(['m2', 'm1']), [
       work('m2', 'reported'),

@@ -1,7 +1,10 @@
 /**
  * A binding's `status.aggregatedStatus` and `FullyApplied` condition from its Works:
- * one item per Work not being deleted, sorted by cluster, taken from the Work's `Applied`
- * condition and the manifest status of the template as the agent reflected it.
+ * one item per Work not being deleted that its member has reported on (it has a status), sorted
+ * by cluster, taken from the Work's `Applied` condition and the manifest status of the template as
+ * the agent reflected it. A Work its member has not reported on yet has nothing to show, and the
+ * controller is not woken when one is made (as upstream's is not): leaving it out keeps what a
+ * look from scratch (a restart) writes the same as what the events built.
  */
 import {
   bindingConditionMessages,
@@ -84,7 +87,8 @@ export function aggregate(b: ResourceBinding, works: readonly Work[]): Aggregati
   const items: AggregatedStatusItem[] = [];
   for (const w of works) {
     const cluster = clusterOfWork(w);
-    if (cluster === undefined || w.metadata.deletionTimestamp !== undefined) continue;
+    if (cluster === undefined || w.metadata.deletionTimestamp !== undefined || w.status === undefined)
+      continue;
     items.push(itemOf(w, cluster, b.spec.resource));
   }
   items.sort((x, y) => compareNames(x.clusterName, y.clusterName));
