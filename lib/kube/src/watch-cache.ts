@@ -116,6 +116,7 @@ export interface WatchCacheStats {
 }
 
 const DEFAULT_WATCH_SECONDS = { min: 300, max: 600 };
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * Two and a half minutes. kube-apiserver's watch cache sends a BOOKMARK to every watch that
@@ -130,7 +131,6 @@ export const DEFAULT_WATCH_IDLE_MS = 150_000;
 export function watchIdleTimeoutMs(idleTimeoutMs: number | undefined, timeoutSeconds: number): number {
   return idleTimeoutMs ?? Math.min(DEFAULT_WATCH_IDLE_MS, timeoutSeconds * 1000 + 30_000);
 }
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** How one round of LIST (when needed) and WATCH ended. */
 interface RoundEnd {

@@ -22,7 +22,13 @@ import {
 } from '@kf/api';
 import type { ResourceInterpreter } from '@kf/interpreter';
 import { isNotFound, joinKey, updateWithRetry, type EventRecorder, type WatchCache } from '@kf/kube';
-import { converged, keysFrom, type ControllerSpec, type ReconcileContext } from '@kf/runtime';
+import {
+  converged,
+  keysFrom,
+  type ControllerSpec,
+  type ObjectEventType,
+  type ReconcileContext,
+} from '@kf/runtime';
 import {
   allBindings,
   bindingKeyOfWork,
@@ -76,7 +82,7 @@ function readChanged(b: ResourceBinding, old: ResourceBinding): boolean {
 }
 
 /** A Work made with a status already (seen again after a relist) wakes; a new one does not. */
-export function workWakes(type: 'ADDED' | 'MODIFIED' | 'DELETED', w: Work): boolean {
+export function workWakes(type: ObjectEventType, w: Work): boolean {
   return type !== 'ADDED' || w.status !== undefined;
 }
 

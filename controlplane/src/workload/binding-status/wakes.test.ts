@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceBinding, Work } from '@kf/api';
+import { setCondition, type ResourceBinding, type Work } from '@kf/api';
 import { neverReported, workChanged, workWakes } from './controller.ts';
 
 const work = (extra: Partial<Work> = {}): Work => ({
@@ -10,15 +10,11 @@ const work = (extra: Partial<Work> = {}): Work => ({
   ...extra,
 });
 const applied = {
-  conditions: [
-    {
-      type: 'Applied',
-      status: 'True',
-      reason: 'AppliedSuccessful',
-      message: '',
-      lastTransitionTime: '2026-01-01T00:00:00Z',
-    },
-  ],
+  conditions: setCondition(
+    undefined,
+    { type: 'Applied', status: 'True', reason: 'AppliedSuccessful', message: '' },
+    0,
+  ),
 };
 
 describe('what wakes binding-status of a Work', () => {
@@ -63,15 +59,11 @@ describe('neverReported', () => {
     expect(
       neverReported(
         binding({
-          conditions: [
-            {
-              type: 'FullyApplied',
-              status: 'False',
-              reason: 'FullyAppliedFailed',
-              message: '',
-              lastTransitionTime: '2026-01-01T00:00:00Z',
-            },
-          ],
+          conditions: setCondition(
+            undefined,
+            { type: 'FullyApplied', status: 'False', reason: 'FullyAppliedFailed', message: '' },
+            0,
+          ),
         }),
       ),
     ).toBe(false);
