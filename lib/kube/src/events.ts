@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { backoffDelayMs, systemClock, type BackoffPolicy, type Clock, type Logger } from '@kf/runtime';
+import { DropTally } from './drop-tally.ts';
 import { isAlreadyExists, isNotFound, isRetryable, toKubeError } from './errors.ts';
 import {
   decideEventWrite,
@@ -114,6 +115,8 @@ export class EventRecorder {
   private paceState: PaceState | undefined;
   /** Flushes under way: a stopping process writes what is left without the pace. */
   private flushing = 0;
+  /** Events dropped with the queue full, told of in a few log lines rather than one each. */
+  private readonly drops = new DropTally(DROPS_TOLD_EVERY_MS);
 
   constructor(opts: EventRecorderOptions) {
     this.opts = opts;
@@ -139,9 +142,15 @@ export class EventRecorder {
       return;
     }
     if (this.waiting >= (this.opts.maxPending ?? 1000)) {
-      this.log.warn({ reason, name: ref.name }, 'too many events pending; event dropped');
+      const dropped = this.drops.dropped(this.clock.monotonic());
+      if (dropped !== undefined) {
+        this.log.warn({ reason, name: ref.name, dropped }, 'too many events pending; events dropped');
+      }
       return;
     }
+    const untold = this.drops.kept();
+    if (untold !== undefined)
+      this.log.warn({ dropped: untold }, 'events dropped while too many were pending');
     this.queue.push({ ref, type, reason, message: truncateMessage(message), atMs: this.clock.now() });
     this.draining ??= this.drain();
   }
@@ -278,6 +287,9 @@ export class EventRecorder {
 }
 
 const DEFAULT_EVENT_TRIES = 4;
+
+/** Dropped Events are told of at most this often while the queue stays full. */
+const DROPS_TOLD_EVERY_MS = 10_000;
 
 /**
  * How long to wait before trying an event's write again after try number `tries` failed with

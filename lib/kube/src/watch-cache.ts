@@ -15,6 +15,7 @@ import { kubeErrorFromResponse, kubeErrorFromStatus, toKubeError } from './error
 import { LineSplitter } from './ndjson.ts';
 import { collectionPath, joinKey, type KubeObject, type ResourceDescriptor } from './resource.ts';
 import { KubeTransport, type Connection, type TransportOptions } from './transport.ts';
+import { readPagesAhead } from './pages-ahead.ts';
 import { parseWatchEvent } from './watch-event.ts';
 import type { BoundWatchMetrics, WatchCacheMetrics } from './watch-metrics.ts';
 import {
@@ -35,11 +36,20 @@ function withTypeMeta<T extends KubeObject>(
   apiVersion: string | undefined,
   kind: string | undefined,
 ): T {
-  return {
-    ...o,
-    ...(o.apiVersion === undefined && apiVersion !== undefined ? { apiVersion } : {}),
-    ...(o.kind === undefined && kind !== undefined ? { kind } : {}),
-  };
+  const addVersion = o.apiVersion === undefined && apiVersion !== undefined;
+  const addKind = o.kind === undefined && kind !== undefined;
+  // Custom resources carry both already: no copy for them.
+  if (!addVersion && !addKind) return o;
+  return { ...o, ...(addVersion ? { apiVersion } : {}), ...(addKind ? { kind } : {}) };
+}
+
+/** A LIST response as read: the items untouched until the cache takes them in. */
+interface ListBody {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly items?: KubeObject[];
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+  readonly continue?: string | undefined;
 }
 
 export interface WatchCacheOptions<T> {
@@ -439,44 +449,32 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     this.metrics?.backoff(delayMs / 1000);
   }
 
-  /** LISTs page by page and replaces the cache content, reporting the differences. */
+  /**
+   * LISTs page by page, one page ahead (see pages-ahead.ts), and replaces the cache content,
+   * reporting the differences.
+   */
   private async listAll(signal: AbortSignal): Promise<void> {
     const items: T[] = [];
-    let cont: string | undefined;
-    let rv: string;
-    do {
-      const page = await this.listPage(signal, cont);
-      items.push(...page.items);
-      cont = page.continue;
-      rv = page.resourceVersion;
-    } while (cont !== undefined);
+    const last = await readPagesAhead(
+      (cont) => this.fetchPage(signal, cont),
+      (page) => {
+        const kind = this.opts.resource.kind ?? page.kind?.replace(/List$/, '');
+        for (const o of page.items ?? []) {
+          items.push(deepFreeze(this.cached(withTypeMeta(o, page.apiVersion, kind))));
+        }
+      },
+    );
     this.counts.lists++;
-    this.relisted(items, rv);
+    this.relisted(items, last.metadata?.resourceVersion ?? '');
   }
 
-  private async listPage(
-    signal: AbortSignal,
-    cont: string | undefined,
-  ): Promise<{ items: T[]; resourceVersion: string; continue?: string }> {
+  /** One page of the collection as the API server sent it, its `continue` token lifted out. */
+  private async fetchPage(signal: AbortSignal, cont: string | undefined): Promise<ListBody> {
     const q = this.query();
     q.set('limit', String(this.opts.pageSize ?? 500));
     if (cont !== undefined) q.set('continue', cont);
-    const body = await this.getJson<{
-      apiVersion?: string;
-      kind?: string;
-      items?: KubeObject[];
-      metadata?: { resourceVersion?: string; continue?: string };
-    }>(q, signal);
-    const kind = this.opts.resource.kind ?? body.kind?.replace(/List$/, '');
-    const items = (body.items ?? []).map((o) =>
-      deepFreeze(this.cached(withTypeMeta(o, body.apiVersion, kind))),
-    );
-    const next = body.metadata?.continue;
-    return {
-      items,
-      resourceVersion: body.metadata?.resourceVersion ?? '',
-      ...(next === undefined || next === '' ? {} : { continue: next }),
-    };
+    const body = await this.getJson<ListBody>(q, signal);
+    return { ...body, continue: body.metadata?.continue };
   }
 
   /** GET of the collection with a deadline; the JSON body, or a KubeError. */

@@ -310,6 +310,38 @@ describe('EventRecorder against a real API server', () => {
     expect(byReason.Ready).toMatchObject({ type: 'Normal', count: 1 });
   });
 
+  it('drops what a full queue cannot hold and tells of the drops in two log lines, not one each', async () => {
+    const lines: { msg?: string; dropped?: number }[] = [];
+    const recorder = new EventRecorder({
+      kubeConfig: cp.cluster.kubeConfig(),
+      component: 'kf-test',
+      log: createLogger({
+        component: 'drops-test',
+        level: 'warn',
+        destination: { write: (line: string) => void lines.push(JSON.parse(line) as { dropped?: number }) },
+      }),
+      pace: { ratePerSecond: 1, burst: 1 },
+      maxPending: 2,
+    });
+    for (let i = 0; i < 50; i++)
+      recorder.record({ name: 'crowded' }, 'Normal', 'Crowded', `event ${String(i)}`);
+    await recorder.flush();
+    recorder.record({ name: 'crowded' }, 'Normal', 'Crowded', 'room again');
+    await recorder.flush();
+
+    const told = lines.filter((l) => l.dropped !== undefined);
+    expect(told.map((l) => l.msg)).toEqual([
+      'too many events pending; events dropped',
+      'events dropped while too many were pending',
+    ]);
+    expect(told.reduce((n, l) => n + (l.dropped ?? 0), 0)).toBe(48);
+    const written = await new ResourceClient<CoreEvent>(cp.cluster.kubeConfig(), CORE_EVENT_RESOURCE).list({
+      namespace: 'default',
+      fieldSelector: 'involvedObject.name=crowded',
+    });
+    expect(written.items).toHaveLength(3);
+  });
+
   it('writes at its pace, with the time each event was recorded, and lifts the pace to flush', async () => {
     const kc = cp.cluster.kubeConfig();
     const events = new ResourceClient<CoreEvent>(kc, CORE_EVENT_RESOURCE);
