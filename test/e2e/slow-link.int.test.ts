@@ -18,6 +18,14 @@
  *   interval, and nothing moves.
  * - To the member's API server: Ready never leaves True (the failure threshold, 8 s here as 30 s
  *   is at the defaults, is longer than a health probe's 5 s wait) and nothing moves.
+ *
+ * The same faults on the control plane's link to a Push member (member2), whose health the
+ * control plane probes itself (status every second; its failure threshold 8 s here, longer than a
+ * probe's 5 s wait as the default 30 s is):
+ * - A round trip of half a probe's wait (1.25 s each way) for the failure threshold, the taint's
+ *   hold time and more: Ready never leaves True and nothing moves.
+ * - Its open connections silenced for good: a probe left hanging ends at its wait, the next one
+ *   connects afresh, and Ready never leaves True.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,14 +43,21 @@ import { placeOn } from './partition-cells.ts';
 import { NAMESPACE, agentMetric, until } from './support.ts';
 
 const MEMBER = 'member1';
+/** Joined in Push mode: the control plane reaches its API server through its own proxy. */
+const PUSH_MEMBER = 'member2';
+/** The control plane's failure threshold for Push members here, and its health probe's wait. */
+const PUSH_FAILURE_THRESHOLD_MS = 8_000;
+const PROBE_WAIT_MS = 5_000;
 const RENEW_FAILURES = 'karmada_failover_agent_lease_renew_failures_total';
 
 let fed: FailoverFederation;
 
 beforeAll(async () => {
   fed = await startFailoverFederation({
-    members: 1,
+    members: 2,
     nodes: 1,
+    pushMembers: [PUSH_MEMBER],
+    controlPlaneFlags: [`--cluster-failure-threshold=${String(PUSH_FAILURE_THRESHOLD_MS / 1000)}s`],
     // The Lease lasts the control plane's grace period (5 s) and is renewed every second.
     agentFlags: [
       '--cluster-lease-duration=5s',
@@ -210,5 +225,65 @@ describe('connections of the agent that go silent for good while new ones get th
     // connects afresh and is answered.
     expect(notTrue.map((x) => ({ atMs: x.atMs, ready: x.ready }))).toEqual([]);
     nothingMoved(samples);
+  });
+});
+
+describe('a slow or silent link from the control plane to a Push member', () => {
+  let uid = '';
+
+  beforeAll(async () => {
+    await until(
+      `${PUSH_MEMBER} Ready=True`,
+      async () => (await fed.readyStatus(PUSH_MEMBER)) === 'True',
+      30_000,
+      100,
+    );
+    uid = await placeOn(fed, 'web-push', { member: PUSH_MEMBER });
+  });
+
+  /** Samples the Push member from the fault on for `forMs`, then lifts the fault. */
+  async function observe(fault: () => void, forMs: number): Promise<readonly Sample[]> {
+    const observer = new Observer(fed, { member: PUSH_MEMBER, namespace: NAMESPACE, deployment: 'web-push' });
+    observer.start();
+    fault();
+    try {
+      await sleep(forMs);
+    } finally {
+      fed.links.controlPlaneToMember(PUSH_MEMBER).restore();
+    }
+    return observer.stop();
+  }
+
+  function expectStillThere(samples: readonly Sample[], what: string): void {
+    const notTrue = samples.filter((x) => x.ready !== undefined && x.ready !== 'True');
+    process.stdout.write(
+      `${what}: Ready not True in ${String(notTrue.length)} of ${String(samples.length)} samples\n`,
+    );
+    expect(notTrue.map((x) => ({ atMs: x.atMs, ready: x.ready }))).toEqual([]);
+    expect(everNoExecute(samples)).toBe(false);
+    expect(leftAfter(samples, PUSH_MEMBER, 0)).toEqual([]);
+    expect(copiesSeen(samples)).toEqual([uid]);
+  }
+
+  it("keeps the member Ready with a round trip of half a health probe's wait, and moves nothing", async () => {
+    const holdMs = fed.timing.taintHoldSeconds * 1000;
+    const samples = await observe(
+      () => {
+        fed.links.controlPlaneToMember(PUSH_MEMBER).delay(PROBE_WAIT_MS / 4);
+      },
+      PUSH_FAILURE_THRESHOLD_MS + holdMs + 3_000,
+    );
+    expectStillThere(samples, `slow link to a Push member, ${String(PROBE_WAIT_MS / 4)} ms each way`);
+  });
+
+  it('gives up connections gone silent for good: Ready never leaves True, and nothing moves', async () => {
+    const holdMs = fed.timing.taintHoldSeconds * 1000;
+    const samples = await observe(
+      () => {
+        fed.links.controlPlaneToMember(PUSH_MEMBER).dropOpen();
+      },
+      PUSH_FAILURE_THRESHOLD_MS + holdMs + 3_000,
+    );
+    expectStillThere(samples, 'silent connections to a Push member');
   });
 });

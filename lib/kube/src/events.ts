@@ -148,9 +148,7 @@ export class EventRecorder {
       }
       return;
     }
-    const untold = this.drops.kept();
-    if (untold !== undefined)
-      this.log.warn({ dropped: untold }, 'events dropped while too many were pending');
+    this.tellDrops(this.drops.kept(this.clock.monotonic()));
     this.queue.push({ ref, type, reason, message: truncateMessage(message), atMs: this.clock.now() });
     this.draining ??= this.drain();
   }
@@ -165,7 +163,13 @@ export class EventRecorder {
       while (this.draining !== undefined) await this.draining;
     } finally {
       this.flushing--;
+      this.tellDrops(this.drops.rest(this.clock.monotonic()));
     }
+  }
+
+  private tellDrops(untold: number | undefined): void {
+    if (untold !== undefined)
+      this.log.warn({ dropped: untold }, 'events dropped while too many were pending');
   }
 
   /** Writes the queue one event at a time until it is empty. */
