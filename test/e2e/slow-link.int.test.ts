@@ -28,7 +28,7 @@
  *   connects afresh, and Ready never leaves True.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseMicroTime } from '@kf/kube';
 import {
   Observer,
@@ -153,40 +153,62 @@ describe('a slow link from the agent to the control plane', () => {
   });
 });
 
+/** A member and the workload placed on it, whose fate a fault must leave alone. */
+interface Watched {
+  readonly member: string;
+  readonly deployment: string;
+  readonly uid: string;
+}
+
+/** Samples `on` from the fault on for `forMs` (until a taint from it would have landed and been seen). */
+async function observe(
+  on: Watched,
+  fault: () => void,
+  forMs: number,
+): Promise<{ atMs: number; samples: readonly Sample[] }> {
+  const observer = new Observer(fed, { member: on.member, namespace: NAMESPACE, deployment: on.deployment });
+  observer.start();
+  const atMs = Date.now();
+  fault();
+  await sleep(forMs);
+  return { atMs, samples: await observer.stop() };
+}
+
+/** The samples whose Ready was read and was not True, told on stdout as `what`. */
+function readyNotTrue(
+  samples: readonly Sample[],
+  what: string,
+): { atMs: number; ready: string | undefined }[] {
+  const notTrue = samples.filter((x) => x.ready !== undefined && x.ready !== 'True');
+  process.stdout.write(
+    `${what}: Ready not True in ${String(notTrue.length)} of ${String(samples.length)} samples\n`,
+  );
+  return notTrue.map((x) => ({ atMs: x.atMs, ready: x.ready }));
+}
+
+function nothingMoved(samples: readonly Sample[], on: Watched): void {
+  expect(everNoExecute(samples)).toBe(false);
+  expect(leftAfter(samples, on.member, 0)).toEqual([]);
+  expect(copiesSeen(samples)).toEqual([on.uid]);
+}
+
 describe('connections of the agent that go silent for good while new ones get through', () => {
   const LEASE_MS = 5_000;
   const RENEW_INTERVAL_MS = 1_000;
-  let uid = '';
+  let on: Watched;
 
   beforeAll(async () => {
     const links = fed.links;
     links.agentToControlPlane(MEMBER).restore();
     await until(`${MEMBER} Ready=True`, async () => (await fed.readyStatus(MEMBER)) === 'True', 30_000, 100);
-    uid = await placeOn(fed, 'web-silent', { member: MEMBER });
+    const deployment = 'web-silent';
+    on = { member: MEMBER, deployment, uid: await placeOn(fed, deployment, { member: MEMBER }) };
   });
-
-  /** Samples the member from the fault on, until a taint from it would have landed and been seen. */
-  async function observe(
-    fault: () => void,
-    forMs: number,
-  ): Promise<{ atMs: number; samples: readonly Sample[] }> {
-    const observer = new Observer(fed, { member: MEMBER, namespace: NAMESPACE, deployment: 'web-silent' });
-    observer.start();
-    const atMs = Date.now();
-    fault();
-    await sleep(forMs);
-    return { atMs, samples: await observer.stop() };
-  }
-
-  function nothingMoved(samples: readonly Sample[]): void {
-    expect(everNoExecute(samples)).toBe(false);
-    expect(leftAfter(samples, MEMBER, 0)).toEqual([]);
-    expect(copiesSeen(samples)).toEqual([uid]);
-  }
 
   it('to the control plane: the Lease is renewed again within its duration and an interval, and nothing moves', async () => {
     const holdMs = fed.timing.taintHoldSeconds * 1000;
     const { atMs, samples } = await observe(
+      on,
       () => {
         fed.links.agentToControlPlane(MEMBER).dropOpen();
       },
@@ -204,7 +226,7 @@ describe('connections of the agent that go silent for good while new ones get th
     // The call hanging on the silent connection runs until the last renewal would lapse (up to
     // the Lease duration after it); the next one, a quarter interval later, connects afresh.
     expect(renewedAtMs - atMs).toBeLessThanOrEqual(LEASE_MS + RENEW_INTERVAL_MS);
-    nothingMoved(samples);
+    nothingMoved(samples, on);
     expect(await fed.readyStatus(MEMBER)).toBe('True');
   });
 
@@ -212,24 +234,21 @@ describe('connections of the agent that go silent for good while new ones get th
     const holdMs = fed.timing.taintHoldSeconds * 1000;
     const failureMs = 8_000;
     const { samples } = await observe(
+      on,
       () => {
         fed.links.agentToMember(MEMBER).dropOpen();
       },
       failureMs + holdMs + 3_000,
     );
-    const notTrue = samples.filter((x) => x.ready !== undefined && x.ready !== 'True');
-    process.stdout.write(
-      `silent connections to the member: Ready not True in ${String(notTrue.length)} of ${String(samples.length)} samples\n`,
-    );
     // A probe left hanging ends at its 5 s wait, within the failure threshold; the next one
     // connects afresh and is answered.
-    expect(notTrue.map((x) => ({ atMs: x.atMs, ready: x.ready }))).toEqual([]);
-    nothingMoved(samples);
+    expect(readyNotTrue(samples, 'silent connections to the member')).toEqual([]);
+    nothingMoved(samples, on);
   });
 });
 
 describe('a slow or silent link from the control plane to a Push member', () => {
-  let uid = '';
+  let on: Watched;
 
   beforeAll(async () => {
     await until(
@@ -238,52 +257,38 @@ describe('a slow or silent link from the control plane to a Push member', () => 
       30_000,
       100,
     );
-    uid = await placeOn(fed, 'web-push', { member: PUSH_MEMBER });
+    const deployment = 'web-push';
+    on = { member: PUSH_MEMBER, deployment, uid: await placeOn(fed, deployment, { member: PUSH_MEMBER }) };
   });
 
-  /** Samples the Push member from the fault on for `forMs`, then lifts the fault. */
-  async function observe(fault: () => void, forMs: number): Promise<readonly Sample[]> {
-    const observer = new Observer(fed, { member: PUSH_MEMBER, namespace: NAMESPACE, deployment: 'web-push' });
-    observer.start();
-    fault();
-    try {
-      await sleep(forMs);
-    } finally {
-      fed.links.controlPlaneToMember(PUSH_MEMBER).restore();
-    }
-    return observer.stop();
-  }
-
-  function expectStillThere(samples: readonly Sample[], what: string): void {
-    const notTrue = samples.filter((x) => x.ready !== undefined && x.ready !== 'True');
-    process.stdout.write(
-      `${what}: Ready not True in ${String(notTrue.length)} of ${String(samples.length)} samples\n`,
-    );
-    expect(notTrue.map((x) => ({ atMs: x.atMs, ready: x.ready }))).toEqual([]);
-    expect(everNoExecute(samples)).toBe(false);
-    expect(leftAfter(samples, PUSH_MEMBER, 0)).toEqual([]);
-    expect(copiesSeen(samples)).toEqual([uid]);
-  }
+  afterEach(() => {
+    fed.links.controlPlaneToMember(PUSH_MEMBER).restore();
+  });
 
   it("keeps the member Ready with a round trip of half a health probe's wait, and moves nothing", async () => {
     const holdMs = fed.timing.taintHoldSeconds * 1000;
-    const samples = await observe(
+    const { samples } = await observe(
+      on,
       () => {
         fed.links.controlPlaneToMember(PUSH_MEMBER).delay(PROBE_WAIT_MS / 4);
       },
       PUSH_FAILURE_THRESHOLD_MS + holdMs + 3_000,
     );
-    expectStillThere(samples, `slow link to a Push member, ${String(PROBE_WAIT_MS / 4)} ms each way`);
+    const what = `slow link to a Push member, ${String(PROBE_WAIT_MS / 4)} ms each way`;
+    expect(readyNotTrue(samples, what)).toEqual([]);
+    nothingMoved(samples, on);
   });
 
   it('gives up connections gone silent for good: Ready never leaves True, and nothing moves', async () => {
     const holdMs = fed.timing.taintHoldSeconds * 1000;
-    const samples = await observe(
+    const { samples } = await observe(
+      on,
       () => {
         fed.links.controlPlaneToMember(PUSH_MEMBER).dropOpen();
       },
       PUSH_FAILURE_THRESHOLD_MS + holdMs + 3_000,
     );
-    expectStillThere(samples, 'silent connections to a Push member');
+    expect(readyNotTrue(samples, 'silent connections to a Push member')).toEqual([]);
+    nothingMoved(samples, on);
   });
 });

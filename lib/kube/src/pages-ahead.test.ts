@@ -16,7 +16,10 @@ function pagedList(count: number) {
       waiting.push({ n, settle, fail });
     });
   };
-  const page = (n: number): Page => ({ n, ...(n + 1 < count ? { continue: String(n + 1) } : {}) });
+  const page = (n: number): Page => ({
+    n,
+    ...(n + 1 < count ? { metadata: { continue: String(n + 1) } } : {}),
+  });
   /** Lets the oldest fetch under way answer, then lets the reader run. */
   const answer = async (): Promise<void> => {
     const w = waiting.shift();
@@ -58,7 +61,7 @@ describe('readPagesAhead', () => {
   it('reads a single page without a second fetch, an empty token being the end', async () => {
     const taken: number[] = [];
     const last = await readPagesAhead(
-      (token) => Promise.resolve({ n: token === undefined ? 0 : 1, continue: '' }),
+      (token) => Promise.resolve({ n: token === undefined ? 0 : 1, metadata: { continue: '' } }),
       (p) => taken.push(p.n),
     );
     expect(taken).toEqual([0]);
@@ -72,7 +75,10 @@ describe('readPagesAhead', () => {
       (token) =>
         token === '2'
           ? Promise.reject(failure)
-          : Promise.resolve({ n: Number(token ?? 0), continue: String(Number(token ?? 0) + 1) }),
+          : Promise.resolve({
+              n: Number(token ?? 0),
+              metadata: { continue: String(Number(token ?? 0) + 1) },
+            }),
       (p) => taken.push(p.n),
     );
     await expect(read).rejects.toBe(failure);

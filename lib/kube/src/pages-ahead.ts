@@ -7,10 +7,10 @@
  * two pages are held at once: the one being taken in and the one arriving.
  */
 
-/** One page as fetched: what the list's next request needs, plus whatever the reader takes in. */
+/** One page of a LIST as the API server sends it: its ListMeta names the next page. */
 export interface FetchedPage {
-  /** The token of the next page; absent or empty on the last one. */
-  readonly continue?: string | undefined;
+  /** `continue`: the token of the next page; absent or empty on the last one. */
+  readonly metadata?: { readonly continue?: string | undefined };
 }
 
 /**
@@ -25,7 +25,7 @@ export async function readPagesAhead<P extends FetchedPage>(
 ): Promise<P> {
   let page = await fetchPage(undefined);
   for (;;) {
-    const token = page.continue;
+    const token = page.metadata?.continue;
     if (token === undefined || token === '') {
       takeIn(page);
       return page;

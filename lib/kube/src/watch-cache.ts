@@ -49,7 +49,6 @@ interface ListBody {
   readonly kind?: string;
   readonly items?: KubeObject[];
   readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
-  readonly continue?: string | undefined;
 }
 
 export interface WatchCacheOptions<T> {
@@ -468,13 +467,12 @@ export class WatchCache<T extends KubeObject> implements ObjectSource<T> {
     this.relisted(items, last.metadata?.resourceVersion ?? '');
   }
 
-  /** One page of the collection as the API server sent it, its `continue` token lifted out. */
+  /** One page of the collection as the API server sent it. */
   private async fetchPage(signal: AbortSignal, cont: string | undefined): Promise<ListBody> {
     const q = this.query();
     q.set('limit', String(this.opts.pageSize ?? 500));
     if (cont !== undefined) q.set('continue', cont);
-    const body = await this.getJson<ListBody>(q, signal);
-    return { ...body, continue: body.metadata?.continue };
+    return this.getJson<ListBody>(q, signal);
   }
 
   /** GET of the collection with a deadline; the JSON body, or a KubeError. */
