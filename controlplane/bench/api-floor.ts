@@ -7,9 +7,11 @@
  * Per binding, in order, as the pipeline makes them: the eviction (the binding's clusters and
  * graceful eviction task, one merge patch), the new placement (a merge patch), the scheduler's
  * status (the `Scheduled` condition and times), the Work of the new placement carrying its new
- * replicas; optionally the Events the pipeline records on the way. No aggregated status: the
- * benchmarks' simulated members report no Work status, so the pipeline has none to write (it
- * made four state writes per binding moved in the reschedule benchmark, not five).
+ * replicas (the Deployment as the pipeline's Work carries it, when the caller has it, so that the
+ * API server stores and sends Works of the pipeline's size); optionally the Events the pipeline
+ * records on the way. No aggregated status: the benchmarks' simulated members report no Work
+ * status, so the pipeline has none to write (it made four state writes per binding moved in the
+ * reschedule benchmark, not five).
  * Each round moves every binding from one member to another, so every write changes something
  * (a write that changes nothing costs the API server far less).
  */
@@ -28,7 +30,20 @@ export interface FloorRound {
   readonly eventsPerBinding: number;
   /** Bindings moved at once. */
   readonly concurrency: number;
+  /**
+   * Each binding's Deployment as the pipeline's Work carries it (by the binding's
+   * `namespace/name`), written with the new replicas; a binding not here gets a minimal one.
+   */
+  readonly manifests?: ReadonlyMap<string, object>;
+  /**
+   * Marks the round's manifests (an annotation), so that a Work already carrying the new replicas
+   * still changes.
+   */
+  readonly mark?: string;
 }
+
+/** The annotation a round marks its manifests with. */
+const ROUND_ANNOTATION = 'bench.karmada-failover.io/floor-round';
 
 export interface FloorResult {
   readonly seconds: number;
@@ -118,7 +133,7 @@ async function moveOne(c: Clients, b: ResourceBinding, round: FloorRound): Promi
   await event('ScheduleBindingSucceed');
   await event('ScheduleBindingSucceed');
   await c.works.mergePatch(`karmada-es-${round.to}/${workNameOf(b)}`, {
-    spec: { workload: { manifests: [replicasManifest(b, 2)] } },
+    spec: { workload: { manifests: [manifestFor(b, key, round)] } },
   });
   writes++;
   await event('SyncWorkSucceed');
@@ -129,6 +144,20 @@ async function moveOne(c: Clients, b: ResourceBinding, round: FloorRound): Promi
 function workNameOf(b: ResourceBinding): string {
   const name = b.spec.resource.name;
   return workNameFor('deployment', name, b.spec.resource.namespace);
+}
+
+interface Manifest {
+  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> };
+  readonly spec?: object;
+}
+
+/** The Deployment the round writes into the binding's new Work: 2 replicas, marked. */
+function manifestFor(b: ResourceBinding, key: string, round: FloorRound): object {
+  const base: Manifest = round.manifests?.get(key) ?? replicasManifest(b, 2);
+  const spec = { ...base.spec, replicas: 2 };
+  if (round.mark === undefined) return { ...base, spec };
+  const annotations = { ...base.metadata?.annotations, [ROUND_ANNOTATION]: round.mark };
+  return { ...base, metadata: { ...base.metadata, annotations }, spec };
 }
 
 /** The binding's Deployment as a Work carries it, with `replicas`. */

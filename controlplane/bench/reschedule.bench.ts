@@ -20,8 +20,11 @@
  * writes minus the changes a watch saw), and each controller's reconciles.
  *
  * Then, on the same API server, its floor for the same writes (unless `--no-floor`): the control
- * plane stopped, this process alone makes the failover's writes (api-floor.ts), with the Events and
- * without; the seconds from the taint until every binding moved, over each floor.
+ * plane stopped, this process alone makes the failover's writes (api-floor.ts), with the Events,
+ * without, and without with a watch of every binding and Work open; the seconds from the taint
+ * until every binding moved, over each floor; and the move over the floor of its state writes as
+ * the product of kube-apiserver's extra CPU for the move's writes and the share of the cores the
+ * control plane's CPU left it.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -57,6 +60,7 @@ import {
   type Samples,
   waitForIdle,
 } from './support.ts';
+import { workNameFor } from '../src/names.ts';
 import { replayFailoverWrites } from './api-floor.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -138,40 +142,114 @@ async function watched<T extends KubeObject>(
   };
 }
 
+/** One round of the floor: its seconds, and kube-apiserver's CPU seconds meanwhile. */
+interface FloorFigures {
+  readonly seconds: number;
+  readonly apiCpu: number;
+}
+
 /**
  * After the failover, on the same API server: the control plane stopped, the failover's writes
- * made by this process alone (see api-floor.ts), once with the Events the pipeline records and
- * once without. Every binding is on member2 by then, with member1's Works kept for their graceful
- * eviction tasks: the rounds move them to member1 and back, each write changing something. The
- * seconds of each round.
+ * made by this process alone (see api-floor.ts), in three rounds: with the Events the pipeline
+ * records; without them; and without them again, with a watch of every binding and every Work
+ * open in this process as the control plane holds them (what any watch-fed control plane costs
+ * the API server and the cores to learn of the writes, without deciding anything). Every binding
+ * is on member2 by then, with member1's Works kept for their graceful eviction tasks: the rounds
+ * move them to member1, back, and to member1 again, each write changing something.
  */
 async function measureFloor(
   fed: FailoverFederation,
   placed: readonly ResourceBinding[],
   concurrency: number,
-): Promise<{ readonly withEvents: number; readonly stateWrites: number }> {
+): Promise<{
+  readonly withEvents: FloorFigures;
+  readonly stateWrites: FloorFigures;
+  readonly watched: FloorFigures;
+}> {
   await fed.controlPlaneProcess.stop();
   const kubeConfig = fed.controlPlaneKubeConfig();
+  const manifests = pipelineManifests(placed);
+  const bytes = [...manifests.values()].reduce((n, m) => n + JSON.stringify(m).length, 0) / manifests.size;
+  log(
+    `the floor writes each Work's Deployment as the pipeline did: ${bytes.toFixed(0)} bytes of JSON on average`,
+  );
   const rounds = [
-    { from: 'member2', to: 'member1', eventsPerBinding: 5, concurrency },
-    { from: 'member1', to: 'member2', eventsPerBinding: 0, concurrency },
+    {
+      from: 'member2',
+      to: 'member1',
+      eventsPerBinding: 5,
+      concurrency,
+      watches: false,
+      manifests,
+      mark: '1',
+    },
+    {
+      from: 'member1',
+      to: 'member2',
+      eventsPerBinding: 0,
+      concurrency,
+      watches: false,
+      manifests,
+      mark: '2',
+    },
+    { from: 'member2', to: 'member1', eventsPerBinding: 0, concurrency, watches: true, manifests, mark: '3' },
   ];
-  const seconds: number[] = [];
+  const figures: FloorFigures[] = [];
   for (const round of rounds) {
+    const watches = round.watches
+      ? await Promise.all([watched<ResourceBinding>(fed, resourceBindingKind), watched<Work>(fed, workKind)])
+      : [];
     const beforeText = await apiServerMetrics(fed);
     const before = apiWrites(beforeText);
     const r = await replayFailoverWrites(kubeConfig, placed, round);
     const afterText = await apiServerMetrics(fed);
+    for (const w of watches) w.stop();
     const counted = sumOf(grownSince(apiWrites(afterText), before));
     const apiCpu = (metricSum(afterText, CPU) ?? 0) - (metricSum(beforeText, CPU) ?? 0);
     process.stdout.write(
       `floor bindings=${placed.length} events_per_binding=${round.eventsPerBinding} concurrency=${concurrency} ` +
-        `seconds=${r.seconds.toFixed(2)} writes=${r.writes} api_writes=${counted} ` +
-        `writes_per_s=${(r.writes / r.seconds).toFixed(0)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
+        `watches=${round.watches ? 'bindings,works' : 'none'} seconds=${r.seconds.toFixed(2)} writes=${r.writes} ` +
+        `api_writes=${counted} writes_per_s=${(r.writes / r.seconds).toFixed(0)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
     );
-    seconds.push(r.seconds);
+    figures.push({ seconds: r.seconds, apiCpu });
   }
-  return { withEvents: seconds[0] ?? NaN, stateWrites: seconds[1] ?? NaN };
+  const [withEvents, stateWrites, watchedRound] = figures;
+  if (withEvents === undefined || stateWrites === undefined || watchedRound === undefined)
+    throw new Error('a floor round is missing');
+  return { withEvents, stateWrites, watched: watchedRound };
+}
+
+/**
+ * Each binding's Deployment as the pipeline wrote it into its member2 Work, by the binding's
+ * `namespace/name`: the floor writes Works of the same size.
+ */
+function pipelineManifests(placed: readonly ResourceBinding[]): ReadonlyMap<string, object> {
+  const out = new Map<string, object>();
+  for (const b of placed) {
+    const name = workNameFor('deployment', b.spec.resource.name, b.spec.resource.namespace);
+    const manifest = worksWatch.cache.get(`karmada-es-member2/${name}`)?.spec.workload?.manifests?.[0];
+    if (manifest !== undefined) out.set(`${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`, manifest);
+  }
+  if (out.size !== placed.length)
+    throw new Error(`${placed.length - out.size} bindings have no member2 Work`);
+  return out;
+}
+
+/**
+ * The move over the floor of its state writes, as two factors whose product it is when
+ * kube-apiserver is the limit: how much more CPU kube-apiserver spent on the move's writes than on
+ * the floor's (serving the control plane's watches, Leases, its Events), and how much less of the
+ * two cores it had meanwhile (the control plane's own CPU beside it).
+ */
+function printFloorShares(move: MoveFigures, floor: FloorFigures): void {
+  const work = move.apiCpu / floor.apiCpu;
+  const cores = floor.apiCpu / floor.seconds / (move.apiCpu / move.seconds);
+  process.stdout.write(
+    `move / floor: ${(move.seconds / floor.seconds).toFixed(2)} = kube-apiserver CPU ${work.toFixed(2)} ` +
+      `(${move.apiCpu.toFixed(1)} s against ${floor.apiCpu.toFixed(1)} s) x its share of the cores ${cores.toFixed(2)} ` +
+      `(${(floor.apiCpu / floor.seconds).toFixed(2)} cores against ${(move.apiCpu / move.seconds).toFixed(2)}; ` +
+      `the control plane ${(move.controlPlaneCpu / move.seconds).toFixed(2)})\n`,
+  );
 }
 
 const fed = await startFailoverFederation({
@@ -226,10 +304,12 @@ try {
   const failover = await measureFailover();
   if (!args['no-floor']) {
     const floor = await measureFloor(fed, bindingsWatch.cache.list(), Number(args['floor-concurrency']));
+    const over = (f: FloorFigures): string => (failover.afterTaintSeconds / f.seconds).toFixed(2);
     process.stdout.write(
-      `reschedule / floor: ${(failover.afterTaintSeconds / floor.stateWrites).toFixed(2)} ` +
-        `(with its Events: ${(failover.afterTaintSeconds / floor.withEvents).toFixed(2)})\n`,
+      `reschedule / floor: ${over(floor.stateWrites)} (with its Events: ${over(floor.withEvents)}; ` +
+        `with the watches open: ${over(floor.watched)})\n`,
     );
+    printFloorShares(failover.move, floor.stateWrites);
   }
 } finally {
   bindingsWatch.stop();
@@ -242,7 +322,10 @@ try {
  * The failover itself: member1 reports not ready; every binding must leave it. The seconds from
  * the NoExecute taint until every binding had its new placement.
  */
-async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }> {
+async function measureFailover(): Promise<{
+  readonly afterTaintSeconds: number;
+  readonly move: MoveFigures;
+}> {
   bindingsWatch.countChanges();
   worksWatch.countChanges();
   const apiBefore = await apiServerMetrics(fed);
@@ -274,6 +357,10 @@ async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }
     await new Promise((r) => setTimeout(r, 100));
   }
   const movedAt = performance.now();
+  const [apiAtMove, totalsAtMove] = await Promise.all([
+    apiServerMetrics(fed),
+    controlPlaneTotals(fed.controlPlaneUrl),
+  ]);
   const seconds = (movedAt - failedAt) / 1000;
   const taintedAt = await tainted;
   // member1's Works stay while their graceful eviction tasks wait for health reports, which
@@ -295,8 +382,37 @@ async function measureFailover(): Promise<{ readonly afterTaintSeconds: number }
       `bindings_per_s=${rate.toFixed(1)} upstream_per_s=${UPSTREAM_BINDINGS_PER_SECOND} ` +
       `ratio=${(rate / UPSTREAM_BINDINGS_PER_SECOND).toFixed(2)}\n`,
   );
+  const move = printMoveCosts({ apiBefore, totalsBefore }, { api: apiAtMove, totals: totalsAtMove, seconds });
   await printCosts({ apiBefore, writesBefore, totalsBefore });
-  return { afterTaintSeconds: (movedAt - taintedAt) / 1000 };
+  return { afterTaintSeconds: (movedAt - taintedAt) / 1000, move };
+}
+
+/** The move, from the failure until every binding had its new placement. */
+interface MoveFigures {
+  readonly seconds: number;
+  /** CPU seconds meanwhile. */
+  readonly apiCpu: number;
+  readonly controlPlaneCpu: number;
+}
+
+/**
+ * The CPU of the move alone: the control plane's and kube-apiserver's (the floor's figure to read
+ * it against), and the writes made meanwhile.
+ */
+function printMoveCosts(
+  before: { readonly apiBefore: string; readonly totalsBefore: ControlPlaneTotals },
+  atMove: { readonly api: string; readonly totals: ControlPlaneTotals; readonly seconds: number },
+): MoveFigures {
+  const apiCpu = (metricSum(atMove.api, CPU) ?? 0) - (metricSum(before.apiBefore, CPU) ?? 0);
+  const controlPlaneCpu = atMove.totals.cpu - before.totalsBefore.cpu;
+  const writes = grownSince(apiWrites(atMove.api), apiWrites(before.apiBefore));
+  const state = sumOf(writes, (k) => / (resourcebindings|resourcebindings\/status|works) 20\d$/.test(k));
+  process.stdout.write(
+    `over the move: seconds=${atMove.seconds.toFixed(2)} controlplane_cpu_s=${controlPlaneCpu.toFixed(1)} ` +
+      `apiserver_cpu_s=${apiCpu.toFixed(1)} state_writes=${String(state)} ` +
+      `events=${String(sumOf(writes, (k) => k.startsWith('POST events ')))}\n`,
+  );
+  return { seconds: atMove.seconds, apiCpu, controlPlaneCpu };
 }
 
 /** What the failover cost: per binding, and the writes that changed nothing. */
