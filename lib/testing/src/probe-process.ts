@@ -56,11 +56,13 @@ export class ProbeProcess {
     });
     const probe = new ProbeProcess(o.node, port, proc);
     await proc.start();
+    // As long as the harness waits for the other processes it starts: a probe started beside a
+    // whole suite's API servers on two cores has been seen not to serve within 30 s.
     await waitUntil(
-      `probe on ${o.node} serving /healthz`,
+      `probe on ${o.node} serving /healthz (log: ${proc.logFile})`,
       async () => (await probe.status('/healthz')) === 200,
       {
-        timeoutMs: 30_000,
+        timeoutMs: 60_000,
         intervalMs: 100,
         abortIf: () => (proc.isRunning() ? undefined : `exited; see ${proc.logFile}`),
       },
