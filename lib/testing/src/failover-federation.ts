@@ -732,16 +732,12 @@ export async function runControlPlane(spec: {
 }
 
 async function waitForControlPlaneReady(controlPlane: ManagedProcess, url: string): Promise<void> {
-  await waitUntil(
+  await controlPlane.waitReady(
     'control plane /readyz',
     async () =>
       (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))
         ?.status === 200,
-    {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-      abortIf: () => (controlPlane.isRunning() ? undefined : `exited; see ${controlPlane.logFile}`),
-    },
+    { timeoutMs: 60_000, intervalMs: 250 },
   );
 }
 

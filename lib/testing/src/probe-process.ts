@@ -2,8 +2,7 @@
 import { join } from 'node:path';
 import { REPO_ROOT } from './binaries.ts';
 import { freePort } from './ports.ts';
-import { ManagedProcess, logTail } from './process.ts';
-import { waitUntil } from './readiness.ts';
+import { ManagedProcess } from './process.ts';
 
 export const PROBE_MAIN = join(REPO_ROOT, 'probe', 'src', 'main.ts');
 
@@ -58,25 +57,11 @@ export class ProbeProcess {
     await proc.start();
     // As long as the harness waits for the other processes it starts: a probe started beside a
     // whole suite's API servers on two cores has been seen not to serve within 30 s.
-    try {
-      await waitUntil(
-        `probe on ${o.node} serving /healthz`,
-        async () => (await probe.status('/healthz')) === 200,
-        {
-          timeoutMs: 60_000,
-          intervalMs: 100,
-          abortIf: () => (proc.isRunning() ? undefined : `exited; see ${proc.logFile}`),
-        },
-      );
-    } catch (err: unknown) {
-      // Not left running past the failed start (nothing else would stop it), and its log's last
-      // lines in the error: the run folder holding the log may be gone by the time it is read.
-      const tail = await logTail(proc.logFile);
-      await proc.kill();
-      throw new Error(`${err instanceof Error ? err.message : String(err)}; its log ends:\n${tail}`, {
-        cause: err,
-      });
-    }
+    await proc.waitReady(
+      `probe on ${o.node} serving /healthz`,
+      async () => (await probe.status('/healthz')) === 200,
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     return probe;
   }
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitUntil } from './readiness.ts';
 
 /** Every child still running, so that an exiting test process takes none of them along. */
 const live = new Set<ChildProcess>();
@@ -111,6 +112,31 @@ export class ManagedProcess {
     if (!this.isRunning()) return this.exited;
     this.child?.kill('SIGKILL');
     await this.exited;
+  }
+
+  /**
+   * Waits until `ready` holds, failing at once if the process exits. One that never gets there is
+   * stopped, not left running past its failed start (a test worker that ends without exiting
+   * cleanly never runs the exit hook), and the error carries the last lines of its log: the run
+   * folder holding the log may be gone by the time anyone reads it.
+   */
+  async waitReady(
+    what: string,
+    ready: () => Promise<boolean>,
+    opts: { readonly timeoutMs: number; readonly intervalMs: number },
+  ): Promise<void> {
+    try {
+      await waitUntil(what, ready, {
+        ...opts,
+        abortIf: () => (this.isRunning() ? undefined : `exited; see ${this.logFile}`),
+      });
+    } catch (err: unknown) {
+      await this.stop();
+      const tail = await logTail(this.logFile);
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; its log ends:\n${tail}`, {
+        cause: err,
+      });
+    }
   }
 
   /** Resolves when the process exits by itself (or is stopped). */

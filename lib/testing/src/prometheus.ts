@@ -99,20 +99,11 @@ export class LocalPrometheus {
     });
     await proc.start();
     const prometheus = new LocalPrometheus(`http://127.0.0.1:${port}`, proc, interval, opts.targets.length);
-    try {
-      await waitUntil(
-        'prometheus ready',
-        async () => (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.status === 200,
-        {
-          timeoutMs: 30_000,
-          intervalMs: 200,
-          abortIf: () => (proc.isRunning() ? undefined : `exited; see ${proc.logFile}`),
-        },
-      );
-    } catch (err) {
-      await proc.stop();
-      throw err;
-    }
+    await proc.waitReady(
+      'prometheus ready',
+      async () => (await fetch(`${prometheus.url}/-/ready`).catch(() => undefined))?.status === 200,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     return prometheus;
   }
 
