@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   choosePlugins,
   describeNoFit,
+  feasibleClusters,
   filterClusters,
   fits,
   unfit,
@@ -9,6 +10,8 @@ import {
   type Plugins,
   type ScorePlugin,
 } from './framework.ts';
+import fc from 'fast-check';
+import { defaultPlugins } from './plugins/registry.ts';
 import { attemptFor, binding, cluster } from './test-builders.ts';
 
 const refuse = (name: string, cluster: string, reason: string): FilterPlugin => ({
@@ -56,6 +59,97 @@ describe('filterClusters', () => {
   it('skips clusters being deleted without reporting them', () => {
     const { feasible, rejected } = filterClusters(attemptFor(binding()), clusters, plugins);
     expect([...feasible.map((f) => f.cluster.name), ...rejected.map((r) => r.cluster)]).not.toContain('gone');
+  });
+});
+
+describe('feasibleClusters', () => {
+  it('runs no filter on a cluster a filter rules out by name', () => {
+    const seen: string[] = [];
+    const plugins: Plugins = {
+      filters: [
+        {
+          name: 'Names',
+          filter: (_a, c) => (c.name === 'a' || c.name === 'c' ? fits : unfit('not named')),
+          onlyClusters: () => new Set(['a', 'c']),
+        },
+        { name: 'Seen', filter: (_a, c) => (seen.push(c.name), c.name === 'c' ? unfit('c is out') : fits) },
+      ],
+      scorers: [scoreBy('X', { a: 3 })],
+    };
+    const clusters = ['d', 'c', 'b', 'a'].map((n) => cluster(n));
+    const feasible = feasibleClusters(attemptFor(binding()), clusters, plugins);
+    expect(feasible.map((f) => [f.cluster.name, f.score])).toEqual([['a', 3]]);
+    expect(seen).toEqual(['c', 'a']);
+  });
+
+  it('keeps only the clusters every naming filter names', () => {
+    const naming = (names: readonly string[]): FilterPlugin => ({
+      name: names.join(''),
+      filter: (_a, c) => (names.includes(c.name) ? fits : unfit('no')),
+      onlyClusters: () => new Set(names),
+    });
+    const plugins: Plugins = { filters: [naming(['a', 'b']), naming(['b', 'c'])], scorers: [] };
+    const clusters = ['a', 'b', 'c'].map((n) => cluster(n));
+    expect(feasibleClusters(attemptFor(binding()), clusters, plugins).map((f) => f.cluster.name)).toEqual([
+      'b',
+    ]);
+  });
+
+  it('finds what filterClusters finds feasible, scores included, with the default plugins', () => {
+    const names = ['m1', 'm2', 'm3', 'm4', 'm5'];
+    const clusterArb = fc.record({
+      cordoned: fc.boolean(),
+      deleting: fc.boolean(),
+      region: fc.constantFrom('r1', 'r2'),
+      apis: fc.boolean(),
+    });
+    const affinityArb = fc.record(
+      {
+        clusterNames: fc.subarray(names),
+        exclude: fc.subarray(names, { maxLength: 2 }),
+        labelSelector: fc.constant({ matchLabels: { region: 'r1' } }),
+      },
+      { requiredKeys: [] },
+    );
+    const placementArb = fc.oneof(
+      fc.record({ clusterAffinity: affinityArb }, { requiredKeys: [] }),
+      fc.record({
+        clusterAffinities: fc.constant([]).chain(() =>
+          fc.tuple(affinityArb, fc.array(affinityArb, { maxLength: 2 })).map(([term, overflow]) => [
+            {
+              affinityName: 'term',
+              ...term,
+              overflowAffinities: overflow.map((o, i) => ({ affinityName: `o${i}`, ...o })),
+            },
+          ]),
+        ),
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.tuple(...names.map(() => clusterArb)),
+        placementArb,
+        fc.integer({ min: 0, max: 4 }),
+        (cs, placement, replicas) => {
+          const clusters = cs.map((c, i) =>
+            cluster(names[i]!, {
+              deleting: c.deleting,
+              region: c.region,
+              labels: { region: c.region },
+              ...(c.apis ? {} : { apis: [] }),
+              ...(c.cordoned ? { taints: [{ key: 'k', effect: 'NoSchedule' }] } : {}),
+            }),
+          );
+          const a = attemptFor(binding({ replicas, placement }));
+          const full = filterClusters(a, clusters, defaultPlugins).feasible;
+          const fast = feasibleClusters(a, clusters, defaultPlugins);
+          expect(fast.map((f) => [f.cluster.name, f.score])).toEqual(
+            full.map((f) => [f.cluster.name, f.score]),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -36,6 +36,12 @@ export interface Attempt {
 export interface FilterPlugin {
   readonly name: string;
   filter(a: Attempt, c: ClusterView): Fit;
+  /**
+   * The names of the only clusters this filter can accept for `a`, when it can tell without
+   * looking at each (undefined: any may pass). Lets {@link feasibleClusters} skip the rest: with a
+   * thousand members and a placement naming two, the other 998 need no filter at all.
+   */
+  onlyClusters?(a: Attempt): ReadonlySet<string> | undefined;
 }
 
 export interface ScorePlugin {
@@ -84,6 +90,38 @@ export function filterClusters(a: Attempt, clusters: readonly ClusterView[], plu
   }
   rejected.sort((x, y) => compareNames(x.cluster, y.cluster));
   return { feasible, rejected };
+}
+
+/**
+ * The clusters every filter accepts, scored, in input order: what {@link filterClusters} finds
+ * feasible, without looking at the clusters a filter rules out by name ({@link
+ * FilterPlugin.onlyClusters}) and without saying why the others were refused.
+ */
+export function feasibleClusters(
+  a: Attempt,
+  clusters: readonly ClusterView[],
+  plugins: Plugins,
+): readonly ScoredCluster[] {
+  const only = onlyClustersOf(plugins.filters, a);
+  const feasible: ScoredCluster[] = [];
+  for (const c of clusters) {
+    if (c.deleting || (only !== undefined && !only.has(c.name))) continue;
+    if (firstMiss(plugins.filters, a, c) === undefined) {
+      feasible.push({ cluster: c, score: totalScore(plugins.scorers, a, c) });
+    }
+  }
+  return feasible;
+}
+
+/** The clusters every filter that names its only clusters accepts; undefined when none names them. */
+function onlyClustersOf(filters: readonly FilterPlugin[], a: Attempt): ReadonlySet<string> | undefined {
+  let only: ReadonlySet<string> | undefined;
+  for (const f of filters) {
+    const names = f.onlyClusters?.(a);
+    if (names === undefined) continue;
+    only = only === undefined ? names : new Set([...only].filter((n) => names.has(n)));
+  }
+  return only;
 }
 
 function firstMiss(

@@ -13,6 +13,7 @@ import type { ClusterView } from './cluster-view.ts';
 import { allocatableReplicas } from './estimate.ts';
 import {
   describeNoFit,
+  feasibleClusters,
   filterClusters,
   type Attempt,
   type AttemptTerm,
@@ -64,7 +65,10 @@ export interface ScheduleResult {
   readonly writeClusters: boolean;
   /** The term to record in `status.schedulerObservingAffinityName`; undefined: leave it. */
   readonly affinityName: string | undefined;
-  /** Clusters the deciding attempt filtered out, with the first filter that refused each. */
+  /**
+   * Clusters the deciding attempt filtered out, with the first filter that refused each (worked
+   * out when first read: a pass that succeeds needs only the clusters that fit).
+   */
   readonly rejected: readonly Rejection[];
   /** The `Scheduled` condition to set. */
   readonly condition: ConditionUpdate;
@@ -72,9 +76,14 @@ export interface ScheduleResult {
   readonly attempts: readonly AttemptReport[];
 }
 
+/** The rejections of an attempt, worked out once and only when asked for. */
+type Rejections = () => readonly Rejection[];
+
+const noRejections: Rejections = () => [];
+
 interface AttemptResult {
   readonly outcome: Outcome<readonly TargetCluster[]>;
-  readonly rejected: readonly Rejection[];
+  readonly rejected: Rejections;
 }
 
 /**
@@ -92,7 +101,7 @@ export function scheduleBinding(
   const placement = b.placement;
   if (placement === undefined) {
     const failure: Failure = { kind: 'SchedulerError', message: 'the binding has no placement' };
-    return concludeFailure(b, { failure, rejected: [] }, [{ affinityName: '', failure }], opts);
+    return concludeFailure(b, { failure, rejected: noRejections }, [{ affinityName: '', failure }], opts);
   }
   const terms = placement.affinityTerms;
   if (terms.length === 0) {
@@ -119,7 +128,7 @@ function scheduleByTerms(
   const terms = pass.placement.affinityTerms;
   const observed = terms.findIndex((t) => t.name === b.observedAffinityName);
   const reports: AttemptReport[] = [];
-  let first: { failure: Failure; rejected: readonly Rejection[] } | undefined;
+  let first: { failure: Failure; rejected: Rejections } | undefined;
   for (const t of terms.slice(b.fresh || observed < 0 ? 0 : observed)) {
     const term: AttemptTerm = { name: t.name, affinity: t.affinity, overflow: t.overflow };
     const r = runAttempt({ ...pass, term }, clusters, opts);
@@ -130,15 +139,16 @@ function scheduleByTerms(
     reports.push({ affinityName: t.name, failure: r.outcome.failure });
     first ??= { failure: r.outcome.failure, rejected: r.rejected };
   }
-  return concludeFailure(b, first ?? { failure: noTerm, rejected: [] }, reports, opts);
+  return concludeFailure(b, first ?? { failure: noTerm, rejected: noRejections }, reports, opts);
 }
 
 const noTerm: Failure = { kind: 'SchedulerError', message: 'no cluster affinity term to schedule with' };
 
 function runAttempt(a: Attempt, clusters: readonly ClusterView[], opts: SchedulerOptions): AttemptResult {
-  const { feasible, rejected } = filterClusters(a, clusters, opts.plugins);
+  const feasible = feasibleClusters(a, clusters, opts.plugins);
+  const rejected = once(() => filterClusters(a, clusters, opts.plugins).rejected);
   if (feasible.length === 0) {
-    return { outcome: fail('NoClusterFit', describeNoFit(clusters.length, rejected)), rejected };
+    return { outcome: fail('NoClusterFit', describeNoFit(clusters.length, rejected())), rejected };
   }
   const b = a.binding;
   const wholeSets = opts.multiplePodTemplates === true && b.singleClusterComponents;
@@ -179,17 +189,32 @@ function isStaticWeighting(s: StrategyView): boolean {
   return s.kind === 'StaticWeight' && (s.rules === undefined || s.rules.length > 0);
 }
 
+/** `f`, called at most once. */
+function once<T>(f: () => T): () => T {
+  let done = false;
+  let value: T | undefined;
+  return () => {
+    if (!done) {
+      value = f();
+      done = true;
+    }
+    return value as T;
+  };
+}
+
 function concludeSuccess(
   clusters: readonly TargetCluster[],
   affinityName: string | undefined,
-  rejected: readonly Rejection[],
+  rejected: Rejections,
   attempts: readonly AttemptReport[],
 ): ScheduleResult {
   return {
     clusters,
     writeClusters: true,
     affinityName,
-    rejected,
+    get rejected() {
+      return rejected();
+    },
     condition: {
       type: bindingConditionTypes.scheduled,
       status: 'True',
@@ -203,7 +228,7 @@ function concludeSuccess(
 
 function concludeFailure(
   b: BindingView,
-  decisive: { readonly failure: Failure; readonly rejected: readonly Rejection[] },
+  decisive: { readonly failure: Failure; readonly rejected: Rejections },
   attempts: readonly AttemptReport[],
   opts: SchedulerOptions,
 ): ScheduleResult {
@@ -213,7 +238,9 @@ function concludeFailure(
     clusters: clear ? [] : b.clusters,
     writeClusters: clear,
     affinityName: undefined,
-    rejected,
+    get rejected() {
+      return rejected();
+    },
     condition: {
       type: bindingConditionTypes.scheduled,
       status: 'False',

@@ -21,8 +21,9 @@ export interface ControllerSpec {
   /** Keys reconciled concurrently (never the same key twice at once). Default 1. */
   readonly workers?: number;
   /**
-   * Period of the safety-net resync that queues every key of every source again, in ms
-   * (default {@link DEFAULT_RESYNC_PERIOD_MS}; 0 turns it off).
+   * Period of the safety-net resync, in ms: a key of a source that no worker has taken for this
+   * long is queued again (looked for every tenth of the period; default
+   * {@link DEFAULT_RESYNC_PERIOD_MS}; 0 turns it off).
    */
   readonly resyncPeriodMs?: number;
   /**

@@ -250,6 +250,50 @@ describe('runController', () => {
     await h.done;
   });
 
+  it('resyncs a key a change reconciled one period after that reconcile, not with the others', async () => {
+    const objs = new MemorySource([{ name: 'a' }, { name: 'b' }]);
+    const h = start([keysFrom(objs, (o) => [o.name])], () => Promise.resolve(converged()), {
+      resyncPeriodMs: 60_000,
+      deps: { random: () => 0 },
+    });
+    await expect.poll(() => h.calls.length, poll).toBe(2);
+    await h.clock.advance(30_000);
+    objs.emit('MODIFIED', { name: 'b', owner: 'changed' });
+    await expect.poll(() => h.calls, poll).toEqual(['a', 'b', 'b']);
+    await h.clock.advance(30_000); // a's period is over, b was reconciled 30 s ago
+    await expect.poll(() => h.calls, poll).toEqual(['a', 'b', 'b', 'a']);
+    await h.clock.advance(24_000);
+    expect(h.calls).toHaveLength(4);
+    await h.clock.advance(6_000); // b's period since its change is over
+    await expect.poll(() => h.calls, poll).toEqual(['a', 'b', 'b', 'a', 'b']);
+    h.stop.abort();
+    await h.done;
+  });
+
+  it('resyncs a key added after the start one period after its first reconcile', async () => {
+    const objs = new MemorySource([{ name: 'a' }]);
+    const h = start([keysFrom(objs, (o) => [o.name])], () => Promise.resolve(converged()), {
+      resyncPeriodMs: 10_000,
+      deps: { random: () => 0 },
+    });
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    await h.clock.advance(5_000);
+    objs.emit('ADDED', { name: 'n' });
+    await expect.poll(() => h.calls, poll).toEqual(['a', 'n']);
+    await h.clock.advance(5_000);
+    await expect.poll(() => h.calls, poll).toEqual(['a', 'n', 'a']);
+    await h.clock.advance(4_000);
+    expect(h.calls).toHaveLength(3);
+    await h.clock.advance(1_000);
+    await expect.poll(() => h.calls, poll).toEqual(['a', 'n', 'a', 'n']);
+    objs.emit('DELETED', { name: 'n' });
+    await h.clock.advance(20_000);
+    await expect.poll(() => h.calls.filter((k) => k === 'n').length, poll).toBe(3); // the deletion
+    expect(h.calls.filter((k) => k === 'n')).toHaveLength(3);
+    h.stop.abort();
+    await h.done;
+  });
+
   it('puts a change ahead of the keys a resync queued', async () => {
     const objs = new MemorySource([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
     let unblock: () => void = () => undefined;

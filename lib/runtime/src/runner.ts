@@ -7,6 +7,7 @@ import type { BoundControllerMetrics, ControllerMetrics, ReconcileResult } from 
 import { TerminalError } from './errors.ts';
 import { lazyChild, type Logger } from './logger.ts';
 import type { Runnable } from './manager.ts';
+import { ResyncLedger } from './resync-ledger.ts';
 import { processTurnBudget, type TurnBudget } from './turn-budget.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -45,6 +46,8 @@ interface Running {
   readonly random: () => number;
   readonly turns: TurnBudget;
   readonly signal: AbortSignal;
+  /** When each key was last handed out; absent when the resync is off. */
+  readonly ledger: ResyncLedger | undefined;
 }
 
 /** The spec's worker count and retry cap, or a RangeError naming the controller. */
@@ -62,8 +65,8 @@ function validated(spec: ControllerSpec): { workers: number; maxRetryDelayMs: nu
 
 /**
  * Runs one controller until `signal` aborts: subscribes to its sources, waits until all have
- * synced, queues every known key, then reconciles with `spec.workers` workers and resyncs
- * periodically. The first pass and the resyncs queue their keys in the work queue's background
+ * synced, queues every known key, then reconciles with `spec.workers` workers and resyncs (each
+ * key once it has gone a period without a reconcile). The first pass and the resyncs queue their keys in the work queue's background
  * lane, behind every key a change brings; the first pass waits for `deps.warm` too. On abort it
  * stops taking keys, lets in-flight reconciles finish (their `ctx.signal` is aborted too) and
  * resolves. Rejects if a source's `synced()` rejects.
@@ -154,6 +157,7 @@ function running(
     random,
     turns: deps.turns ?? processTurnBudget,
     signal,
+    ledger: resyncPeriodMs(spec) > 0 ? new ResyncLedger(resyncPeriodMs(spec)) : undefined,
   };
 }
 
@@ -205,6 +209,7 @@ async function processOne(c: Running): Promise<boolean> {
   if (key === undefined) return false;
   const log = lazyChild(c.log, () => ({ key, reconcileId: randomUUID() }));
   const startMs = c.clock.monotonic();
+  c.ledger?.handedOut(key, startMs);
   let result: ReconcileResult | undefined;
   try {
     const outcome = await c.spec.reconcile(key, { log, now: () => c.clock.now(), signal: c.signal });
@@ -247,20 +252,49 @@ function settleFailure(c: Running, key: string, log: Logger, err: unknown): Reco
   return 'error';
 }
 
+/** The spec's resync period in ms; 0 when off. */
+function resyncPeriodMs(spec: ControllerSpec): number {
+  return Math.max(0, spec.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS);
+}
+
+/** Ticks of the resync per period: how late past its due time a key may be queued. */
+const RESYNC_TICKS_PER_PERIOD = 10;
+
 /**
- * Queues every key again each period, a safety net for missed events. The period is stretched by
- * up to 10 % at random so that controllers started together do not resync in lockstep.
+ * The safety net for missed events: every tenth of the period, queues (in the background lane) the
+ * keys no worker has taken for a whole period, so no key goes longer than a period and a tick
+ * without a reconcile, and keys a burst of changes has just reconciled are not reconciled again
+ * for nothing. Each tick is stretched by up to 10 % at random so that controllers started together
+ * do not tick in lockstep. Once a period it forgets the keys of objects gone.
  */
 async function resyncLoop(c: Running): Promise<void> {
-  const periodMs = c.spec.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS;
-  if (periodMs <= 0) return;
-  for (;;) {
+  const ledger = c.ledger;
+  if (ledger === undefined) return;
+  const tickMs = resyncPeriodMs(c.spec) / RESYNC_TICKS_PER_PERIOD;
+  for (let tick = 1; ; tick++) {
     try {
-      await c.clock.sleep(periodMs * (1 + 0.1 * c.random()), c.signal);
+      await c.clock.sleep(tickMs * (1 + 0.1 * c.random()), c.signal);
     } catch {
       return; // aborted: stopping
     }
-    const keys = enqueueAll(c);
-    c.log.debug({ keys }, 'resync queued every key');
+    const named = tick % RESYNC_TICKS_PER_PERIOD === 0 ? new Set<string>() : undefined;
+    const queued = enqueueDue(c, ledger, named);
+    if (queued > 0) c.log.debug({ keys: queued }, 'resync queued the keys not reconciled for a period');
+    if (named !== undefined) ledger.prune((key) => named.has(key));
   }
+}
+
+/** Queues the keys due for the resync; adds every key named to `named` when given. */
+function enqueueDue(c: Running, ledger: ResyncLedger, named: Set<string> | undefined): number {
+  const nowMs = c.clock.monotonic();
+  let queued = 0;
+  for (const source of c.spec.sources) {
+    for (const key of source.keys()) {
+      named?.add(key);
+      if (!ledger.isDue(key, nowMs)) continue;
+      c.queue.addBackground(key);
+      queued++;
+    }
+  }
+  return queued;
 }

@@ -54,3 +54,63 @@ describe('ClusterAffinity score', () => {
     expect(clusterAffinityScore.score(attemptFor(binding()), cluster('a'))).toBe(0);
   });
 });
+
+describe('ClusterAffinity: the only clusters it can accept', () => {
+  const only = (placement: Placement, replicas = 1): readonly string[] | undefined => {
+    const names = clusterAffinityFilter.onlyClusters?.(attemptFor(binding({ replicas, placement })));
+    return names === undefined ? undefined : [...names].sort();
+  };
+
+  it.each<[string, Placement, number, readonly string[] | undefined]>([
+    ['no affinity: any', {}, 1, undefined],
+    ['names listed: those', { clusterAffinity: { clusterNames: ['b', 'a'] } }, 1, ['a', 'b']],
+    [
+      'a label selector alone: any',
+      { clusterAffinity: { labelSelector: { matchLabels: { x: 'y' } } } },
+      1,
+      undefined,
+    ],
+    [
+      'names with a selector: those names at most',
+      { clusterAffinity: { clusterNames: ['a'], labelSelector: { matchLabels: { x: 'y' } } } },
+      1,
+      ['a'],
+    ],
+    ['term and overflow for a workload', tiered, 1, ['a', 'b']],
+    ['the term alone for a non-workload', tiered, 0, ['a']],
+    [
+      'an overflow without names: any',
+      {
+        clusterAffinities: [
+          {
+            affinityName: 't',
+            clusterNames: ['a'],
+            overflowAffinities: [{ affinityName: 'o', exclude: ['c'] }],
+          },
+        ],
+      },
+      1,
+      undefined,
+    ],
+  ])('%s', (...[, placement, replicas, names]) => {
+    expect(only(placement, replicas)).toEqual(names);
+  });
+
+  it('never leaves out a cluster the filter accepts', () => {
+    const clusters = ['a', 'b', 'c', 'd'].map((n) => cluster(n, { labels: { x: n < 'c' ? 'y' : 'z' } }));
+    const placements: Placement[] = [
+      { clusterAffinity: { clusterNames: ['a', 'c'], exclude: ['c'] } },
+      { clusterAffinity: { clusterNames: ['a', 'd'], labelSelector: { matchLabels: { x: 'y' } } } },
+      tiered,
+    ];
+    const attempts = placements.flatMap((placement) =>
+      [0, 1].map((replicas) => attemptFor(binding({ replicas, placement }))),
+    );
+    for (const a of attempts) {
+      const names = clusterAffinityFilter.onlyClusters?.(a);
+      const accepted = clusters.filter((c) => clusterAffinityFilter.filter(a, c).ok).map((c) => c.name);
+      expect(accepted.length).toBeGreaterThan(0);
+      expect(accepted.filter((n) => names?.has(n) !== true)).toEqual([]);
+    }
+  });
+});

@@ -20,6 +20,7 @@ import {
   isNotFound,
   joinKey,
   splitKey,
+  type CacheIndex,
   type OwnWrites,
   type EventRecorder,
   type WatchCache,
@@ -57,6 +58,8 @@ import { interpretedWorkload } from './replicas.ts';
 import {
   choosePolicy,
   policyConcerns,
+  selectorIndexKeys,
+  templateIndexKeys,
   type PolicyIndex,
   type PolicyScope,
   type ScopedPolicy,
@@ -126,12 +129,24 @@ function policySource(
 }
 
 function policyIndex(deps: ResourceDetectorDeps): PolicyIndex {
+  const pps = deps.propagationPolicies.index(POLICY_SELECTORS, selectorIndexKeys);
+  const cpps = deps.clusterPropagationPolicies.index(POLICY_SELECTORS, selectorIndexKeys);
   return {
     propagationPolicy: (key) => deps.propagationPolicies.get(key),
     clusterPropagationPolicy: (name) => deps.clusterPropagationPolicies.get(name),
-    propagationPoliciesIn: (ns) => deps.propagationPolicies.list().filter((p) => p.metadata.namespace === ns),
-    clusterPropagationPolicies: () => deps.clusterPropagationPolicies.list(),
+    propagationPoliciesFor: (t) => lookUp(pps, templateIndexKeys(t, t.metadata.namespace ?? '')),
+    clusterPropagationPoliciesFor: (t) => lookUp(cpps, templateIndexKeys(t, '')),
   };
+}
+
+/** The name of the policy caches' index by {@link selectorIndexKeys}. */
+const POLICY_SELECTORS = 'resource-detector/selectors';
+
+/** The policies under any of `keys`, each once. */
+function lookUp(index: CacheIndex<PropagationPolicy>, keys: readonly string[]): readonly PropagationPolicy[] {
+  const found = new Set<PropagationPolicy>();
+  for (const key of keys) for (const p of index.get(key)) found.add(p);
+  return [...found];
 }
 
 /**

@@ -1,10 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { annotations, labels, type PropagationPolicy, type ResourceSelector } from '@kf/api';
 import type { ResourceTemplate } from '../template.ts';
 import {
   choosePolicy,
   policyConcerns,
+  policySelects,
+  selectorIndexKeys,
   selectorPriority,
+  templateIndexKeys,
   type PolicyChoice,
   type PolicyIndex,
   type PolicyScope,
@@ -42,8 +46,8 @@ function index(pps: readonly PropagationPolicy[], cpps: readonly PropagationPoli
   return {
     propagationPolicy: (key) => pps.find((p) => `${p.metadata.namespace}/${p.metadata.name}` === key),
     clusterPropagationPolicy: (name) => cpps.find((p) => p.metadata.name === name),
-    propagationPoliciesIn: (ns) => pps.filter((p) => p.metadata.namespace === ns),
-    clusterPropagationPolicies: () => cpps,
+    propagationPoliciesFor: (t) => pps.filter((p) => p.metadata.namespace === t.metadata.namespace),
+    clusterPropagationPoliciesFor: () => cpps,
   };
 }
 
@@ -241,5 +245,76 @@ describe('policyConcerns', () => {
       if (changed)
         expect(concerned, `${t.metadata.name ?? ''} ${JSON.stringify(t.metadata.annotations)}`).toBe(true);
     }
+  });
+});
+
+describe('the policy index keys', () => {
+  const names = ['web', 'api'];
+  const labelArb = fc.dictionary(
+    fc.constantFrom('app', 'tier', 'env'),
+    fc.constantFrom('web', 'api', 'gold'),
+    {
+      maxKeys: 3,
+    },
+  );
+  const selectorArb = fc.record(
+    {
+      apiVersion: fc.constantFrom('apps/v1', 'v1'),
+      kind: fc.constantFrom('Deployment', 'ConfigMap'),
+      name: fc.constantFrom('', ...names),
+      namespace: fc.constantFrom('', 'default', 'prod'),
+      labelSelector: fc.record(
+        {
+          matchLabels: labelArb,
+          matchExpressions: fc.constant([{ key: 'env', operator: 'NotIn' as const, values: ['gold'] }]),
+        },
+        { requiredKeys: [] },
+      ),
+    },
+    { requiredKeys: ['apiVersion', 'kind'] },
+  );
+  const templateArb = fc.record({
+    apiVersion: fc.constantFrom('apps/v1', 'v1'),
+    kind: fc.constantFrom('Deployment', 'ConfigMap'),
+    name: fc.constantFrom(...names),
+    namespace: fc.constantFrom('default', 'prod'),
+    labels: labelArb,
+  });
+
+  it('file every policy that selects a template under a key the template looks up', () => {
+    fc.assert(
+      fc.property(
+        fc.array(selectorArb, { minLength: 1, maxLength: 3 }),
+        templateArb,
+        fc.constantFrom<[PolicyScope, string | undefined]>(
+          ['Namespaced', 'default'],
+          ['Namespaced', 'prod'],
+          ['Cluster', undefined],
+        ),
+        (selectors, tt, [scope, namespace]) => {
+          const p = policy('p', selectors, namespace === undefined ? {} : { namespace });
+          const t: ResourceTemplate = {
+            apiVersion: tt.apiVersion,
+            kind: tt.kind,
+            metadata: { name: tt.name, namespace: tt.namespace, labels: tt.labels },
+          };
+          const looked = new Set(templateIndexKeys(t, scope === 'Namespaced' ? tt.namespace : ''));
+          const filed = selectorIndexKeys(p);
+          if (policySelects({ scope, policy: p }, t)) expect(filed.some((k) => looked.has(k))).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('file a policy selecting by label away from templates without that label', () => {
+    const p = policy('p', [sel({ labelSelector: { matchLabels: { tier: 'gold', app: 'web' } } })], {
+      namespace: 'default',
+    });
+    const keys = new Set(selectorIndexKeys(p));
+    expect(templateIndexKeys(web, 'default').some((k) => keys.has(k))).toBe(true);
+    const other: ResourceTemplate = { ...web, metadata: { ...web.metadata, labels: { tier: 'gold' } } };
+    expect(templateIndexKeys(other, 'default').some((k) => keys.has(k))).toBe(false);
+    expect(templateIndexKeys(web, 'prod').some((k) => keys.has(k))).toBe(false);
   });
 });

@@ -126,12 +126,49 @@ function policyKey(sp: ScopedPolicy): string {
   return sp.scope === 'Namespaced' ? `${sp.policy.metadata.namespace ?? ''}/${name}` : name;
 }
 
-/** What the detector can look up: policies by key, and every policy of a namespace. */
+/**
+ * What the detector can look up: policies by key, and the policies that may select a template (a
+ * superset of those that do, found through {@link selectorIndexKeys}: with a thousand policies,
+ * matching each template against all of them cost more than placing it).
+ */
 export interface PolicyIndex {
   readonly propagationPolicy: (key: string) => PropagationPolicy | undefined;
   readonly clusterPropagationPolicy: (name: string) => PropagationPolicy | undefined;
-  readonly propagationPoliciesIn: (namespace: string) => readonly PropagationPolicy[];
-  readonly clusterPropagationPolicies: () => readonly PropagationPolicy[];
+  /** PropagationPolicies of `t`'s namespace that may select it. */
+  readonly propagationPoliciesFor: (t: ResourceTemplate) => readonly PropagationPolicy[];
+  /** ClusterPropagationPolicies that may select `t`. */
+  readonly clusterPropagationPoliciesFor: (t: ResourceTemplate) => readonly PropagationPolicy[];
+}
+
+/**
+ * The index keys of a policy: one per resource selector, made of the policy's namespace ('' for a
+ * ClusterPropagationPolicy), the selector's type and the one thing a template must carry to match
+ * it: its name when the selector names one, else one of its `matchLabels` (the first key in
+ * order), else nothing more (the selector may match any template of the type).
+ * {@link templateIndexKeys} names every key under which a policy selecting the template sits.
+ */
+export function selectorIndexKeys(p: PropagationPolicy): readonly string[] {
+  const ns = p.metadata.namespace ?? '';
+  return p.spec.resourceSelectors.map((sel) => {
+    const type = typeKey(ns, sel.apiVersion, sel.kind);
+    if (sel.name !== undefined && sel.name !== '') return `${type}name\u0000${sel.name}`;
+    const matchLabels = Object.keys(sel.labelSelector?.matchLabels ?? {}).sort();
+    const first = matchLabels[0];
+    if (first === undefined) return `${type}any`;
+    return `${type}label\u0000${first}\u0000${sel.labelSelector?.matchLabels?.[first] ?? ''}`;
+  });
+}
+
+/** The keys to look up for `t` among policies of the namespace `ns` ('' for cluster-scoped ones). */
+export function templateIndexKeys(t: ResourceTemplate, ns: string): readonly string[] {
+  const type = typeKey(ns, t.apiVersion ?? '', t.kind ?? '');
+  const keys = [`${type}any`, `${type}name\u0000${t.metadata.name}`];
+  for (const [k, v] of Object.entries(t.metadata.labels ?? {})) keys.push(`${type}label\u0000${k}\u0000${v}`);
+  return keys;
+}
+
+function typeKey(ns: string, apiVersion: string, kind: string): string {
+  return `${ns}\u0000${apiVersion}\u0000${kind}\u0000`;
 }
 
 /** Decides which policy governs `t`, as the module comment says. */
@@ -153,9 +190,9 @@ export function choosePolicy(t: ResourceTemplate, index: PolicyIndex): PolicyCho
     // The claiming policy is gone: choose afresh (the new claim replaces the stale one).
   }
   const ns = t.metadata.namespace ?? '';
-  const pp = ns === '' ? undefined : bestPolicy(index.propagationPoliciesIn(ns), 'Namespaced', t);
+  const pp = ns === '' ? undefined : bestPolicy(index.propagationPoliciesFor(t), 'Namespaced', t);
   if (pp !== undefined) return { kind: 'Apply', scope: 'Namespaced', policy: pp };
-  const cpp = bestPolicy(index.clusterPropagationPolicies(), 'Cluster', t);
+  const cpp = bestPolicy(index.clusterPropagationPoliciesFor(t), 'Cluster', t);
   if (cpp !== undefined) return { kind: 'Apply', scope: 'Cluster', policy: cpp };
   return { kind: 'None' };
 }

@@ -167,7 +167,8 @@ async function schedule(
         reason: input.reason,
         scheduled: pass.ok,
         clusters: result.clusters,
-        rejected: result.rejected.length,
+        // Counted only when the pass failed: a success does not work out why the rest were refused.
+        ...(pass.ok ? {} : { rejected: result.rejected.length }),
       },
       pass.ok ? 'binding scheduled' : 'binding not scheduled',
     );
