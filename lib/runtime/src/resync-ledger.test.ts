@@ -2,41 +2,50 @@ import { describe, expect, it } from 'vitest';
 import { ResyncLedger } from './resync-ledger.ts';
 
 describe('ResyncLedger', () => {
-  it('holds a key never handed out as due', () => {
-    expect(new ResyncLedger(60_000).isDue('a', 0)).toBe(true);
-  });
-
-  it('holds a key due exactly one period after a worker took it, not before', () => {
+  it('takes a key due exactly one period after a worker took it, not before', () => {
     const ledger = new ResyncLedger(60_000);
     ledger.handedOut('a', 1_000);
-    expect(ledger.isDue('a', 1_000)).toBe(false);
-    expect(ledger.isDue('a', 60_999)).toBe(false);
-    expect(ledger.isDue('a', 61_000)).toBe(true);
-    expect(ledger.isDue('b', 1_000)).toBe(true);
+    expect(ledger.takeDue(1_000)).toEqual([]);
+    expect(ledger.takeDue(60_999)).toEqual([]);
+    expect(ledger.takeDue(61_000)).toEqual(['a']);
   });
 
   it('counts from the latest hand-out', () => {
     const ledger = new ResyncLedger(10_000);
     ledger.handedOut('a', 0);
+    ledger.handedOut('b', 1_000);
     ledger.handedOut('a', 9_000);
-    expect(ledger.isDue('a', 10_000)).toBe(false);
-    expect(ledger.isDue('a', 19_000)).toBe(true);
+    expect(ledger.takeDue(11_000)).toEqual(['b']);
+    expect(ledger.takeDue(19_000)).toEqual(['a']);
+  });
+
+  it('returns the due keys oldest first and stamps them, so they are not due again for a period', () => {
+    const ledger = new ResyncLedger(10_000);
+    ledger.handedOut('c', 0);
+    ledger.handedOut('a', 2_000);
+    ledger.handedOut('b', 4_000);
+    ledger.handedOut('d', 9_000);
+    expect(ledger.takeDue(14_000)).toEqual(['c', 'a', 'b']);
+    expect(ledger.takeDue(19_000)).toEqual(['d']);
+    expect(ledger.takeDue(23_999)).toEqual([]);
+    expect(ledger.takeDue(24_000)).toEqual(['c', 'a', 'b']);
   });
 
   it('is never due early by more than its tenth-of-a-second grain', () => {
     const ledger = new ResyncLedger(5_000);
     ledger.handedOut('a', 1_099);
-    expect(ledger.isDue('a', 6_000)).toBe(true); // 4.901 s after, within the grain
-    expect(ledger.isDue('a', 5_999)).toBe(false);
+    expect(ledger.takeDue(5_999)).toEqual([]);
+    expect(ledger.takeDue(6_000)).toEqual(['a']); // 4.901 s after, within the grain
   });
 
-  it('forgets the keys no source names any more', () => {
-    const ledger = new ResyncLedger(60_000);
+  it('sweeps: forgets the keys no longer named and returns, stamped, those never taken', () => {
+    const ledger = new ResyncLedger(10_000);
     for (const key of ['a', 'b', 'c']) ledger.handedOut(key, 0);
-    expect(ledger.prune((key) => key !== 'b')).toBe(1);
-    expect(ledger.size).toBe(2);
-    expect(ledger.isDue('b', 1)).toBe(true);
-    expect(ledger.isDue('a', 1)).toBe(false);
+    expect(ledger.sweep(['a', 'c', 'n'], 5_000)).toEqual(['n']);
+    expect(ledger.size).toBe(3);
+    expect(ledger.takeDue(10_000)).toEqual(['a', 'c']); // b forgotten
+    expect(ledger.takeDue(15_000)).toEqual(['n']);
+    expect(ledger.sweep(['a', 'c', 'n'], 16_000)).toEqual([]);
   });
 
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('rejects a period of %s ms', (period) => {

@@ -9,11 +9,14 @@
  * the period and keep its bound: no key goes longer than one period (and one tick) without a
  * reconcile.
  *
- * Times are kept in tenths of a second, small integers V8 stores without allocating.
+ * Keys are held in the order of their last stamp, oldest first (a Map keeps insertion order, and a
+ * key stamped again is moved to the end), so the keys due are always a prefix: finding them costs
+ * what they are, not a walk over every key. Times are kept in tenths of a second, small integers
+ * V8 stores without allocating.
  */
 export class ResyncLedger {
   readonly #periodTenths: number;
-  readonly #lastTenths = new Map<string, number>();
+  readonly #stamps = new Map<string, number>();
 
   constructor(periodMs: number) {
     if (!(periodMs > 0 && Number.isFinite(periodMs))) {
@@ -22,30 +25,51 @@ export class ResyncLedger {
     this.#periodTenths = Math.ceil(periodMs / 100);
   }
 
-  /** Records that a worker took `key` at monotonic `nowMs`. */
+  /** Records that a worker took `key` at monotonic `nowMs` (times never go back). */
   handedOut(key: string, nowMs: number): void {
-    this.#lastTenths.set(key, Math.floor(nowMs / 100));
+    this.#stamps.delete(key);
+    this.#stamps.set(key, tenths(nowMs));
   }
 
-  /** Whether `key` has gone a whole period without a worker (or never had one) at `nowMs`. */
-  isDue(key: string, nowMs: number): boolean {
-    const last = this.#lastTenths.get(key);
-    return last === undefined || Math.floor(nowMs / 100) - last >= this.#periodTenths;
-  }
-
-  /** Forgets the keys `isNamed` rejects (objects gone): the ledger holds only live keys. */
-  prune(isNamed: (key: string) => boolean): number {
-    let dropped = 0;
-    for (const key of this.#lastTenths.keys()) {
-      if (isNamed(key)) continue;
-      this.#lastTenths.delete(key);
-      dropped++;
+  /**
+   * The keys that have gone a whole period without a worker at `nowMs`, oldest first. Each is
+   * stamped `nowMs` as it is returned: queued now, it is not due again for a period, however long
+   * it waits for a worker.
+   */
+  takeDue(nowMs: number): readonly string[] {
+    const now = tenths(nowMs);
+    const due: string[] = [];
+    for (const [key, at] of this.#stamps) {
+      if (now - at < this.#periodTenths) break;
+      due.push(key);
     }
-    return dropped;
+    for (const key of due) this.handedOut(key, nowMs);
+    return due;
+  }
+
+  /**
+   * Compares the ledger with every key the sources name now: forgets the keys no longer named
+   * (objects gone) and returns, stamped `nowMs`, the named keys no worker ever took (a change
+   * that was never seen).
+   */
+  sweep(named: Iterable<string>, nowMs: number): readonly string[] {
+    const seen = new Set<string>();
+    const unknown: string[] = [];
+    for (const key of named) {
+      seen.add(key);
+      if (!this.#stamps.has(key)) unknown.push(key);
+    }
+    for (const key of this.#stamps.keys()) if (!seen.has(key)) this.#stamps.delete(key);
+    for (const key of unknown) this.handedOut(key, nowMs);
+    return unknown;
   }
 
   /** Keys remembered. */
   get size(): number {
-    return this.#lastTenths.size;
+    return this.#stamps.size;
   }
+}
+
+function tenths(ms: number): number {
+  return Math.floor(ms / 100);
 }

@@ -294,6 +294,22 @@ describe('runController', () => {
     await h.done;
   });
 
+  it('reconciles within a period a key whose event was missed', async () => {
+    const objs = new MemorySource([{ name: 'a' }]);
+    const h = start([keysFrom(objs, (o) => [o.name])], () => Promise.resolve(converged()), {
+      resyncPeriodMs: 10_000,
+      deps: { random: () => 0 },
+    });
+    await expect.poll(() => h.calls.length, poll).toBe(1);
+    objs.objects.set('missed', { name: 'missed' }); // in the cache, never announced
+    await h.clock.advance(9_000);
+    expect(h.calls).toEqual(['a']);
+    await h.clock.advance(1_000);
+    await expect.poll(() => [...h.calls].sort(), poll).toEqual(['a', 'a', 'missed']);
+    h.stop.abort();
+    await h.done;
+  });
+
   it('puts a change ahead of the keys a resync queued', async () => {
     const objs = new MemorySource([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
     let unblock: () => void = () => undefined;

@@ -264,8 +264,9 @@ const RESYNC_TICKS_PER_PERIOD = 10;
  * The safety net for missed events: every tenth of the period, queues (in the background lane) the
  * keys no worker has taken for a whole period, so no key goes longer than a period and a tick
  * without a reconcile, and keys a burst of changes has just reconciled are not reconciled again
- * for nothing. Each tick is stretched by up to 10 % at random so that controllers started together
- * do not tick in lockstep. Once a period it forgets the keys of objects gone.
+ * for nothing. Once a period it also compares the ledger with every key the sources name: a key
+ * no worker ever took is queued, a key no longer named is forgotten. Each tick is stretched by up
+ * to 10 % at random so that controllers started together do not tick in lockstep.
  */
 async function resyncLoop(c: Running): Promise<void> {
   const ledger = c.ledger;
@@ -277,24 +278,21 @@ async function resyncLoop(c: Running): Promise<void> {
     } catch {
       return; // aborted: stopping
     }
-    const named = tick % RESYNC_TICKS_PER_PERIOD === 0 ? new Set<string>() : undefined;
-    const queued = enqueueDue(c, ledger, named);
-    if (queued > 0) c.log.debug({ keys: queued }, 'resync queued the keys not reconciled for a period');
-    if (named !== undefined) ledger.prune((key) => named.has(key));
+    const nowMs = c.clock.monotonic();
+    const swept = tick % RESYNC_TICKS_PER_PERIOD === 0 ? ledger.sweep(namedKeys(c.spec.sources), nowMs) : [];
+    const due = ledger.takeDue(nowMs);
+    for (const key of swept) c.queue.addBackground(key);
+    for (const key of due) c.queue.addBackground(key);
+    if (swept.length + due.length > 0) {
+      c.log.debug(
+        { due: due.length, neverTaken: swept.length },
+        'resync queued the keys not reconciled for a period',
+      );
+    }
   }
 }
 
-/** Queues the keys due for the resync; adds every key named to `named` when given. */
-function enqueueDue(c: Running, ledger: ResyncLedger, named: Set<string> | undefined): number {
-  const nowMs = c.clock.monotonic();
-  let queued = 0;
-  for (const source of c.spec.sources) {
-    for (const key of source.keys()) {
-      named?.add(key);
-      if (!ledger.isDue(key, nowMs)) continue;
-      c.queue.addBackground(key);
-      queued++;
-    }
-  }
-  return queued;
+/** Every key the sources name now. */
+function* namedKeys(sources: readonly Source[]): Generator<string> {
+  for (const source of sources) yield* source.keys();
 }

@@ -20,7 +20,6 @@ import {
   isNotFound,
   joinKey,
   splitKey,
-  type CacheIndex,
   type OwnWrites,
   type EventRecorder,
   type WatchCache,
@@ -58,8 +57,8 @@ import { interpretedWorkload } from './replicas.ts';
 import {
   choosePolicy,
   policyConcerns,
+  candidatePolicies,
   selectorIndexKeys,
-  templateIndexKeys,
   type PolicyIndex,
   type PolicyScope,
   type ScopedPolicy,
@@ -134,20 +133,13 @@ function policyIndex(deps: ResourceDetectorDeps): PolicyIndex {
   return {
     propagationPolicy: (key) => deps.propagationPolicies.get(key),
     clusterPropagationPolicy: (name) => deps.clusterPropagationPolicies.get(name),
-    propagationPoliciesFor: (t) => lookUp(pps, templateIndexKeys(t, t.metadata.namespace ?? '')),
-    clusterPropagationPoliciesFor: (t) => lookUp(cpps, templateIndexKeys(t, '')),
+    propagationPoliciesFor: (t) => candidatePolicies(t, t.metadata.namespace ?? '', (key) => pps.get(key)),
+    clusterPropagationPoliciesFor: (t) => candidatePolicies(t, '', (key) => cpps.get(key)),
   };
 }
 
 /** The name of the policy caches' index by {@link selectorIndexKeys}. */
 const POLICY_SELECTORS = 'resource-detector/selectors';
-
-/** The policies under any of `keys`, each once. */
-function lookUp(index: CacheIndex<PropagationPolicy>, keys: readonly string[]): readonly PropagationPolicy[] {
-  const found = new Set<PropagationPolicy>();
-  for (const key of keys) for (const p of index.get(key)) found.add(p);
-  return [...found];
-}
 
 /**
  * The template behind a binding key: for each watched type, a binding name ending in

@@ -4,11 +4,11 @@ import { annotations, labels, type PropagationPolicy, type ResourceSelector } fr
 import type { ResourceTemplate } from '../template.ts';
 import {
   choosePolicy,
+  candidatePolicies,
   policyConcerns,
   policySelects,
   selectorIndexKeys,
   selectorPriority,
-  templateIndexKeys,
   type PolicyChoice,
   type PolicyIndex,
   type PolicyScope,
@@ -281,40 +281,61 @@ describe('the policy index keys', () => {
     labels: labelArb,
   });
 
-  it('file every policy that selects a template under a key the template looks up', () => {
+  /** An index of `policies` by their keys, as the policy caches keep it (a policy once per key). */
+  const indexOf = (policies: readonly PropagationPolicy[]) => {
+    const byKey = new Map<string, Set<PropagationPolicy>>();
+    for (const p of policies) {
+      for (const key of selectorIndexKeys(p)) byKey.set(key, (byKey.get(key) ?? new Set()).add(p));
+    }
+    return (key: string): readonly PropagationPolicy[] => [...(byKey.get(key) ?? [])];
+  };
+
+  it('find every policy that selects a template', () => {
     fc.assert(
       fc.property(
-        fc.array(selectorArb, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.array(selectorArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
         templateArb,
         fc.constantFrom<[PolicyScope, string | undefined]>(
           ['Namespaced', 'default'],
           ['Namespaced', 'prod'],
           ['Cluster', undefined],
         ),
-        (selectors, tt, [scope, namespace]) => {
-          const p = policy('p', selectors, namespace === undefined ? {} : { namespace });
+        (selectorLists, tt, [scope, namespace]) => {
+          const policies = selectorLists.map((selectors, i) =>
+            policy(`p${i}`, selectors, namespace === undefined ? {} : { namespace }),
+          );
           const t: ResourceTemplate = {
             apiVersion: tt.apiVersion,
             kind: tt.kind,
             metadata: { name: tt.name, namespace: tt.namespace, labels: tt.labels },
           };
-          const looked = new Set(templateIndexKeys(t, scope === 'Namespaced' ? tt.namespace : ''));
-          const filed = selectorIndexKeys(p);
-          if (policySelects({ scope, policy: p }, t)) expect(filed.some((k) => looked.has(k))).toBe(true);
+          const found = candidatePolicies(t, scope === 'Namespaced' ? tt.namespace : '', indexOf(policies));
+          const selecting = policies.filter((p) => policySelects({ scope, policy: p }, t));
+          expect(found).toEqual(expect.arrayContaining(selecting));
         },
       ),
       { numRuns: 1000 },
     );
   });
 
-  it('file a policy selecting by label away from templates without that label', () => {
-    const p = policy('p', [sel({ labelSelector: { matchLabels: { tier: 'gold', app: 'web' } } })], {
+  it('leave out policies whose labels the template lacks, however many share one it has', () => {
+    const policies = Array.from({ length: 50 }, (_, i) =>
+      policy(`p${i}`, [sel({ labelSelector: { matchLabels: { app: 'web', pair: String(i) } } })], {
+        namespace: 'default',
+      }),
+    );
+    const t: ResourceTemplate = { ...web, metadata: { ...web.metadata, labels: { app: 'web', pair: '7' } } };
+    expect(candidatePolicies(t, 'default', indexOf(policies)).map((p) => p.metadata.name)).toEqual(['p7']);
+    expect(candidatePolicies(t, 'prod', indexOf(policies))).toEqual([]);
+  });
+
+  it('find a policy by name and one selecting every template of the type', () => {
+    const byName = policy('by-name', [sel({ name: 'web', labelSelector: { matchLabels: { no: 'such' } } })], {
       namespace: 'default',
     });
-    const keys = new Set(selectorIndexKeys(p));
-    expect(templateIndexKeys(web, 'default').some((k) => keys.has(k))).toBe(true);
-    const other: ResourceTemplate = { ...web, metadata: { ...web.metadata, labels: { tier: 'gold' } } };
-    expect(templateIndexKeys(other, 'default').some((k) => keys.has(k))).toBe(false);
-    expect(templateIndexKeys(web, 'prod').some((k) => keys.has(k))).toBe(false);
+    const all = policy('all', [sel()], { namespace: 'default' });
+    const other = policy('other', [sel({ name: 'api' })], { namespace: 'default' });
+    const found = candidatePolicies(web, 'default', indexOf([byName, all, other]));
+    expect(found.map((p) => p.metadata.name).sort()).toEqual(['all', 'by-name']);
   });
 });

@@ -141,30 +141,62 @@ export interface PolicyIndex {
 }
 
 /**
- * The index keys of a policy: one per resource selector, made of the policy's namespace ('' for a
- * ClusterPropagationPolicy), the selector's type and the one thing a template must carry to match
- * it: its name when the selector names one, else one of its `matchLabels` (the first key in
- * order), else nothing more (the selector may match any template of the type).
- * {@link templateIndexKeys} names every key under which a policy selecting the template sits.
+ * The index keys of a policy, made of the policy's namespace ('' for a ClusterPropagationPolicy),
+ * a selector's type and what a template must carry to match it: the name when the selector names
+ * one, else each of its `matchLabels` (a key per label), else nothing more (the selector may match
+ * any template of the type). {@link candidatePolicies} finds from these every policy that may
+ * select a template.
  */
 export function selectorIndexKeys(p: PropagationPolicy): readonly string[] {
   const ns = p.metadata.namespace ?? '';
-  return p.spec.resourceSelectors.map((sel) => {
+  return p.spec.resourceSelectors.flatMap((sel) => {
     const type = typeKey(ns, sel.apiVersion, sel.kind);
-    if (sel.name !== undefined && sel.name !== '') return `${type}name\u0000${sel.name}`;
-    const matchLabels = Object.keys(sel.labelSelector?.matchLabels ?? {}).sort();
-    const first = matchLabels[0];
-    if (first === undefined) return `${type}any`;
-    return `${type}label\u0000${first}\u0000${sel.labelSelector?.matchLabels?.[first] ?? ''}`;
+    if (sel.name !== undefined && sel.name !== '') return [`${type}name\u0000${sel.name}`];
+    const matchLabels = Object.entries(sel.labelSelector?.matchLabels ?? {});
+    if (matchLabels.length === 0) return [`${type}any`];
+    return matchLabels.map(([k, v]) => labelKey(type, k, v));
   });
 }
 
-/** The keys to look up for `t` among policies of the namespace `ns` ('' for cluster-scoped ones). */
-export function templateIndexKeys(t: ResourceTemplate, ns: string): readonly string[] {
+/**
+ * The policies of the namespace `ns` ('' for cluster-scoped ones) that may select `t`: a superset
+ * of those that do, from an index by {@link selectorIndexKeys}. A policy filed under the type's
+ * `any` key or `t`'s name may; one filed by labels may when `t` carries as many of the labels it
+ * was filed under as its selector with the fewest `matchLabels` asks for. Counting, not matching:
+ * when a thousand policies share one label and differ by another, a template costs a thousand
+ * additions instead of a thousand selector matches.
+ */
+export function candidatePolicies(
+  t: ResourceTemplate,
+  ns: string,
+  lookUp: (key: string) => readonly PropagationPolicy[],
+): readonly PropagationPolicy[] {
   const type = typeKey(ns, t.apiVersion ?? '', t.kind ?? '');
-  const keys = [`${type}any`, `${type}name\u0000${t.metadata.name}`];
-  for (const [k, v] of Object.entries(t.metadata.labels ?? {})) keys.push(`${type}label\u0000${k}\u0000${v}`);
-  return keys;
+  const found = new Set<PropagationPolicy>([
+    ...lookUp(`${type}any`),
+    ...lookUp(`${type}name\u0000${t.metadata.name}`),
+  ]);
+  const hits = new Map<PropagationPolicy, number>();
+  for (const [k, v] of Object.entries(t.metadata.labels ?? {})) {
+    for (const p of lookUp(labelKey(type, k, v))) hits.set(p, (hits.get(p) ?? 0) + 1);
+  }
+  for (const [p, n] of hits) if (n >= fewestMatchLabels(p)) found.add(p);
+  return [...found];
+}
+
+/** The fewest `matchLabels` of the policy's selectors filed by labels. */
+function fewestMatchLabels(p: PropagationPolicy): number {
+  let fewest = Infinity;
+  for (const sel of p.spec.resourceSelectors) {
+    if (sel.name !== undefined && sel.name !== '') continue;
+    const n = Object.keys(sel.labelSelector?.matchLabels ?? {}).length;
+    if (n > 0 && n < fewest) fewest = n;
+  }
+  return fewest;
+}
+
+function labelKey(type: string, key: string, value: string): string {
+  return `${type}label\u0000${key}\u0000${value}`;
 }
 
 function typeKey(ns: string, apiVersion: string, kind: string): string {
