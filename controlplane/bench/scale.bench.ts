@@ -17,9 +17,9 @@
  *   setup     clusters registered, Deployments created, every binding scheduled as its policy
  *             says, both Works of every binding there, work queues idle; bindings/s, reconciles
  *             per binding, of them those of the controllers that reconcile bindings, and of
- *             those the keys of their periodic resyncs (a pass over every key each 10 minutes,
- *             so their share grows with the setup's length, not with the bindings; each
- *             controller's counts are logged)
+ *             those the keys of their periodic resyncs (a key is queued again once it has gone
+ *             10 minutes without a reconcile, so a setup longer than that meets the keys it
+ *             placed first; each controller's counts are logged)
  *   memory    the control plane's RSS and heap once settled (after its idle heap compaction,
  *             which it makes once mostly idle, and once the setup's Events are written), its
  *             compactions and their mean pause, the peak of 1 s samples while it placed everything, and

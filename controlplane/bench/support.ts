@@ -61,7 +61,7 @@ export interface ControllerCosts {
   readonly count: number;
   readonly seconds: number;
   readonly retries: number;
-  /** Keys reconciled for a pass over every key (the first pass, a periodic resync), not a change. */
+  /** Keys reconciled for the first pass over every key or the periodic resync, not a change. */
   readonly passes: number;
 }
 

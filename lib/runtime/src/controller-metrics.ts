@@ -77,7 +77,7 @@ export function createControllerMetrics(
   });
   const passKeys = makeCounter(registry, {
     name: `${p}workqueue_pass_keys_total`,
-    help: 'Keys handed to a worker by a pass over every key (the first pass, a periodic resync), not by a change.',
+    help: 'Keys handed to a worker by the first pass over every key or by the periodic resync, not by a change.',
     labelNames: byController,
   });
   const queueSeconds = makeHistogram(registry, {
