@@ -66,10 +66,10 @@ function validated(spec: ControllerSpec): { workers: number; maxRetryDelayMs: nu
 /**
  * Runs one controller until `signal` aborts: subscribes to its sources, waits until all have
  * synced, queues every known key, then reconciles with `spec.workers` workers and resyncs (each
- * key once it has gone a period without a reconcile). The first pass and the resyncs queue their keys in the work queue's background
- * lane, behind every key a change brings; the first pass waits for `deps.warm` too. On abort it
- * stops taking keys, lets in-flight reconciles finish (their `ctx.signal` is aborted too) and
- * resolves. Rejects if a source's `synced()` rejects.
+ * key once it has gone a period without a reconcile). The first pass and the resyncs queue their
+ * keys in the work queue's background lane, behind every key a change brings; the first pass waits
+ * for `deps.warm` too. On abort it stops taking keys, lets in-flight reconciles finish (their
+ * `ctx.signal` is aborted too) and resolves. Rejects if a source's `synced()` rejects.
  *
  * This is the only place outcomes are handled: success → forget the key's failures;
  * `recheckIn` → add after the delay; `TerminalError` → forget and log at error; any other
