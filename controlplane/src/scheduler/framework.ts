@@ -80,14 +80,8 @@ export interface Feasibility {
  * as upstream does) and scores the feasible ones.
  */
 export function filterClusters(a: Attempt, clusters: readonly ClusterView[], plugins: Plugins): Feasibility {
-  const feasible: ScoredCluster[] = [];
   const rejected: Rejection[] = [];
-  for (const c of clusters) {
-    if (c.deleting) continue;
-    const miss = firstMiss(plugins.filters, a, c);
-    if (miss !== undefined) rejected.push({ cluster: c.name, ...miss });
-    else feasible.push({ cluster: c, score: totalScore(plugins.scorers, a, c) });
-  }
+  const feasible = walkClusters(a, clusters, plugins, { rejected });
   rejected.sort((x, y) => compareNames(x.cluster, y.cluster));
   return { feasible, rejected };
 }
@@ -102,13 +96,30 @@ export function feasibleClusters(
   clusters: readonly ClusterView[],
   plugins: Plugins,
 ): readonly ScoredCluster[] {
-  const only = onlyClustersOf(plugins.filters, a);
+  return walkClusters(a, clusters, plugins, { only: onlyClustersOf(plugins.filters, a) });
+}
+
+interface Walk {
+  /** Look only at these clusters (by name); undefined: at all of them. */
+  readonly only?: ReadonlySet<string> | undefined;
+  /** Where to record why each refused cluster was refused; undefined: do not record. */
+  readonly rejected?: Rejection[];
+}
+
+/** The one pass over the clusters both {@link filterClusters} and {@link feasibleClusters} make. */
+function walkClusters(
+  a: Attempt,
+  clusters: readonly ClusterView[],
+  plugins: Plugins,
+  walk: Walk,
+): ScoredCluster[] {
+  const { only, rejected } = walk;
   const feasible: ScoredCluster[] = [];
   for (const c of clusters) {
     if (c.deleting || (only !== undefined && !only.has(c.name))) continue;
-    if (firstMiss(plugins.filters, a, c) === undefined) {
-      feasible.push({ cluster: c, score: totalScore(plugins.scorers, a, c) });
-    }
+    const miss = firstMiss(plugins.filters, a, c);
+    if (miss === undefined) feasible.push({ cluster: c, score: totalScore(plugins.scorers, a, c) });
+    else rejected?.push({ cluster: c.name, ...miss });
   }
   return feasible;
 }

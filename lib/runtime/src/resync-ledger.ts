@@ -16,6 +16,8 @@
  * V8 stores without allocating.
  */
 export class ResyncLedger {
+  /** How long a key may go without a worker before it is due. */
+  readonly periodMs: number;
   readonly #periodTenths: number;
   readonly #stamps = new Map<string, number>();
 
@@ -23,6 +25,7 @@ export class ResyncLedger {
     if (!(periodMs > 0 && Number.isFinite(periodMs))) {
       throw new RangeError(`resync period must be a positive number of ms, got ${periodMs}`);
     }
+    this.periodMs = periodMs;
     this.#periodTenths = Math.ceil(periodMs / 100);
   }
 
@@ -62,11 +65,6 @@ export class ResyncLedger {
     for (const key of this.#stamps.keys()) if (!seen.has(key)) this.#stamps.delete(key);
     for (const key of unknown) this.handedOut(key, nowMs);
     return unknown;
-  }
-
-  /** Keys remembered. */
-  get size(): number {
-    return this.#stamps.size;
   }
 }
 

@@ -157,7 +157,7 @@ function running(
     random,
     turns: deps.turns ?? processTurnBudget,
     signal,
-    ledger: resyncPeriodMs(spec) > 0 ? new ResyncLedger(resyncPeriodMs(spec)) : undefined,
+    ledger: resyncLedgerFor(spec),
   };
 }
 
@@ -252,9 +252,10 @@ function settleFailure(c: Running, key: string, log: Logger, err: unknown): Reco
   return 'error';
 }
 
-/** The spec's resync period in ms; 0 when off. */
-function resyncPeriodMs(spec: ControllerSpec): number {
-  return Math.max(0, spec.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS);
+/** The ledger of the spec's resync; none when its period is 0 or less (resync off). */
+function resyncLedgerFor(spec: ControllerSpec): ResyncLedger | undefined {
+  const periodMs = spec.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS;
+  return periodMs > 0 ? new ResyncLedger(periodMs) : undefined;
 }
 
 /** Ticks of the resync per period: how late past its due time a key may be queued. */
@@ -271,7 +272,7 @@ const RESYNC_TICKS_PER_PERIOD = 10;
 async function resyncLoop(c: Running): Promise<void> {
   const ledger = c.ledger;
   if (ledger === undefined) return;
-  const tickMs = resyncPeriodMs(c.spec) / RESYNC_TICKS_PER_PERIOD;
+  const tickMs = ledger.periodMs / RESYNC_TICKS_PER_PERIOD;
   for (let tick = 1; ; tick++) {
     try {
       await c.clock.sleep(tickMs * (1 + 0.1 * c.random()), c.signal);
