@@ -26,6 +26,7 @@ export {
 export { systemClock, type Clock } from './clock.ts';
 export { MAX_TIMER_DELAY_MS, timerDelayMs } from './timer-delay.ts';
 export { whenAborted } from './abort.ts';
+export { mapConcurrently } from './concurrently.ts';
 export {
   DEFAULT_RESYNC_PERIOD_MS,
   converged,

@@ -34,6 +34,14 @@ import { warnUnlessConflict } from '../../write-warnings.ts';
 /** Upstream's CleanupCheckInterval: how often a waiting deletion looks again. */
 export const CLEANUP_CHECK_INTERVAL_MS = 10_000;
 
+/**
+ * Clusters set up at once, as upstream's `--concurrent-cluster-syncs` default. Each set-up is a few
+ * round trips (look for the namespace, create it, add the finalizer); one at a time, a fleet of
+ * 1,000 joining together waited minutes for its execution namespaces, and every Work written for a
+ * cluster still without one failed and was retried.
+ */
+export const CLUSTER_WORKERS = 5;
+
 export interface Namespace extends KubeObject {
   readonly metadata?: KubeObject['metadata'] & {
     readonly labels?: Readonly<Record<string, string>>;
@@ -65,6 +73,7 @@ export function clusterController(deps: ClusterDeps): ControllerSpec {
       .filter((n) => deps.clusters.get(n)?.metadata.deletionTimestamp !== undefined);
   return {
     name: 'cluster',
+    workers: CLUSTER_WORKERS,
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
       keysFrom(deps.bindings.resourceBindings, (b) => clusterOf(b.spec.clusters)),

@@ -27,7 +27,14 @@ import {
   type ResourceClient,
   type WatchCache,
 } from '@kf/kube';
-import { converged, keysFrom, recheckIn, type ControllerSpec, type Logger } from '@kf/runtime';
+import {
+  converged,
+  keysFrom,
+  mapConcurrently,
+  recheckIn,
+  type ControllerSpec,
+  type Logger,
+} from '@kf/runtime';
 import { warnUnlessConflict } from '../../write-warnings.ts';
 import {
   allBindings,
@@ -66,6 +73,12 @@ export const FENCED_WORK_RECREATED = 'FencedWorkRecreated';
 
 /** Upstream's requeue while the Works of a Directly purge are still being removed. */
 export const DIRECT_PURGE_RECHECK_MS = 5_000;
+
+/**
+ * Work writes one binding sends at once. Bounded so that a binding placed on every one of hundreds
+ * of clusters does not, alone, take the API server's whole concurrency away from the other workers.
+ */
+const WORK_WRITES_IN_FLIGHT = 8;
 
 export interface BindingControllerDeps {
   readonly bindings: BindingStore;
@@ -237,26 +250,19 @@ async function syncWorks(
     { key, b, template, statefulFailoverInjection: deps.statefulFailoverInjection === true },
     currentInterpreter(deps.interpreter),
   );
-  for (const { cluster, work: wanted } of planned.works) {
-    const result = await syncWork(
-      deps,
-      wanted,
-      byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)),
-      ctx,
-    );
+  // The Works of a binding are independent writes: sent together, a binding on two clusters costs
+  // one round trip of the API server rather than two.
+  const results = await mapConcurrently(planned.works, WORK_WRITES_IN_FLIGHT, ({ work: wanted }) =>
+    syncWork(deps, wanted, byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)), ctx),
+  );
+  for (const [i, result] of results.entries()) {
+    const cluster = planned.works[i]?.cluster ?? '';
     if (result.kind === 'written') written++;
     if (result.kind === 'failed') {
       ctx.log.warn({ err: result.err, cluster }, 'could not write Work');
       failures.push({ cluster, err: result.err });
     }
-    // A Work still deleting is recreated once it is gone; a held one is looked at again once the
-    // cache shows the write (its event brings the binding back) or at the latest when it is let go.
-    const again =
-      result.kind === 'waitForDeletion'
-        ? DIRECT_PURGE_RECHECK_MS
-        : result.kind === 'held'
-          ? result.heldMs
-          : undefined;
+    const again = recheckAfterMs(result);
     if (again !== undefined) recheckMs = Math.min(recheckMs ?? again, again);
   }
   await reportScriptOutcome(
@@ -270,6 +276,16 @@ async function syncWorks(
   const scriptError = scriptFailure('ReviseReplica', planned.revise);
   if (scriptError !== undefined) throw scriptError;
   return recheckMs === undefined ? converged() : recheckIn(recheckMs);
+}
+
+/**
+ * When to look at a binding again for one of its Works: a Work still deleting is recreated once it
+ * is gone; a held one is looked at again once the cache shows the write (its event brings the
+ * binding back) or at the latest when it is let go.
+ */
+function recheckAfterMs(result: WorkSync): number | undefined {
+  if (result.kind === 'waitForDeletion') return DIRECT_PURGE_RECHECK_MS;
+  return result.kind === 'held' ? result.heldMs : undefined;
 }
 
 /**
