@@ -28,13 +28,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
-import {
-  propagationPolicyKind,
-  resourceBindingKind,
-  workKind,
-  type ResourceBinding,
-  type Work,
-} from '@kf/api';
+import { propagationPolicyKind, type ResourceBinding } from '@kf/api';
 import { ResourceClient } from '@kf/kube';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_TAINT_POLICY_FILE, KarmadaControlPlane, type SimulatedMembers } from '@kf/testing';
@@ -42,12 +36,12 @@ import { bundleControlPlane } from '../src/build/bundle.ts';
 import {
   DEPLOYMENT_RESOURCE,
   ScaleWorkload,
-  countWorks,
   MONITOR_GRACE_SECONDS,
   memberName,
   reportUnreachable,
   simulatedMembers,
   startProjectControlPlane,
+  watchPlacementProgress,
   watchPlacements,
 } from './scale-workload.ts';
 import { benchOutput, inParallel, mib, secs, since, sleep } from './support.ts';
@@ -169,23 +163,28 @@ interface SideResult {
 
 async function place(side: Side): Promise<{ seconds: number; cpuSeconds: number }> {
   const kc = side.kubeConfig;
-  const bindings = new ResourceClient<ResourceBinding>(kc, resourceBindingKind);
-  const works = new ResourceClient<Work>(kc, workKind);
   const policies = new ResourceClient(kc, propagationPolicyKind);
   const deployments = new ResourceClient<V1Deployment>(kc, DEPLOYMENT_RESOURCE);
   await inParallel(MEMBERS, (p) => policies.create(workload.policy(p)));
+  const progress = await watchPlacementProgress(kc, workload);
   const before = await statsOf(side.deciding());
   const createdAt = performance.now();
   await inParallel(BINDINGS, (i) => deployments.create(workload.app(i)));
   log(`${side.name}: ${BINDINGS} Deployments created in ${secs(since(createdAt))} s`);
-  const from = { from: createdAt, pauseMs: Math.max(1_000, BINDINGS / 2) };
+  const from = { from: createdAt, pauseMs: 250 };
   const scheduled = await untilPhase(
     `${side.name} bindings scheduled`,
-    () => workload.countScheduled(bindings),
+    () => Promise.resolve(progress.scheduled()),
     BINDINGS,
     from,
   );
-  const all = await untilPhase(`${side.name} Works`, () => countWorks(works), 2 * BINDINGS, from);
+  const all = await untilPhase(
+    `${side.name} Works`,
+    () => Promise.resolve(progress.works()),
+    2 * BINDINGS,
+    from,
+  );
+  progress.stop();
   const after = await statsOf(side.deciding());
   const cpuSeconds = sum(after, (s) => s.cpuSeconds) - sum(before, (s) => s.cpuSeconds);
   print(

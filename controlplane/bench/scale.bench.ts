@@ -67,11 +67,11 @@ import {
   NAMESPACE,
   ScaleWorkload,
   appName,
-  countWorks,
   memberName,
   reportUnreachable,
   simulatedMembers,
   startProjectControlPlane,
+  watchPlacementProgress,
   watchPlacements,
 } from './scale-workload.ts';
 import { curveSizes, runCostCurve } from './scale-curve.ts';
@@ -204,21 +204,21 @@ async function setup(ctx: Context): Promise<number> {
   await inParallel(MEMBERS, (i) => members.register(memberName(i), pods));
   const registered = since(startedAt);
   await inParallel(MEMBERS, (p) => fed.policies.create(workload.policy(p)));
+  const progress = await watchPlacementProgress(fed.controlPlaneKubeConfig(), workload);
   const before = await controlPlaneTotals(url);
   const createdAt = performance.now();
   await inParallel(BINDINGS, (i) => deployments.create(workload.app(i)));
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
-  // Each count lists every binding (or Work) from the API server the control plane writes to: at
-  // 10,000 a count a second would be a good part of its load, so the pause grows with the size.
-  const from = { from: createdAt, pauseMs: Math.max(1_000, BINDINGS / 2) };
+  const from = { from: createdAt, pauseMs: 250 };
   const scheduled = await untilPhase(
     'bindings scheduled',
-    () => workload.countScheduled(fed.bindings),
+    () => Promise.resolve(progress.scheduled()),
     BINDINGS,
     from,
   );
-  const works = await untilPhase('Works', () => countWorks(fed.works), 2 * BINDINGS, from);
+  const works = await untilPhase('Works', () => Promise.resolve(progress.works()), 2 * BINDINGS, from);
+  progress.stop();
   const idle = await waitForIdle(url, createdAt);
   const after = await controlPlaneTotals(url);
   for (const line of controllerBreakdown(after)) log(`  ${line}`);
