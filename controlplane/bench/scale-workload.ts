@@ -12,7 +12,7 @@ import {
   type ResourceBinding,
   type Work,
 } from '@kf/api';
-import { WatchCache, type ResourceDescriptor } from '@kf/kube';
+import { WatchCache, type KubeObject, type ResourceDescriptor } from '@kf/kube';
 import { createLogger } from '@kf/runtime';
 import {
   SimulatedMembers,
@@ -133,25 +133,21 @@ export async function watchPlacementProgress(
   workload: ScaleWorkload,
 ): Promise<PlacementProgress> {
   const placements = await watchPlacements(kubeConfig);
-  const works = new WatchCache<Work>({
-    kubeConfig,
-    resource: workKind,
-    log: createLogger({ component: 'bench', level: 'silent' }),
-    // Names only: whether a Work exists is all the count asks.
-    transform: (o) => {
-      const { name, namespace, resourceVersion } = (o as Work).metadata;
-      return { metadata: { name, namespace, resourceVersion } } as Work;
-    },
+  // Names only: whether a Work exists is all the count asks.
+  const works = await watchReduced<Work>(kubeConfig, { resource: workKind }, (o) => {
+    const { name, namespace, resourceVersion } = (o as Work).metadata;
+    return { metadata: { name, namespace, resourceVersion } } as Work;
   });
-  const stopWorks = new AbortController();
-  void works.run(stopWorks.signal);
-  await works.synced();
   return {
     scheduled: () => workload.countScheduled(placements.cache.list()),
-    works: () => works.list().filter((w) => (w.metadata.name ?? '').startsWith('app-')).length,
+    works: () => {
+      let n = 0;
+      for (const w of works.cache.list()) if ((w.metadata.name ?? '').startsWith('app-')) n++;
+      return n;
+    },
     stop: () => {
       placements.stop();
-      stopWorks.abort();
+      works.stop();
     },
   };
 }
@@ -161,16 +157,11 @@ export async function watchPlacementProgress(
  * looking costs the API server nothing, whatever the size (a list of 15,000 bindings for each look
  * took seconds of its own and delayed what it measured).
  */
-export async function watchPlacements(kubeConfig: KubeConfig): Promise<{
-  readonly cache: WatchCache<ResourceBinding>;
-  readonly stop: () => void;
-}> {
-  const cache = new WatchCache<ResourceBinding>({
+export function watchPlacements(kubeConfig: KubeConfig): Promise<ReducedWatch<ResourceBinding>> {
+  return watchReduced<ResourceBinding>(
     kubeConfig,
-    resource: resourceBindingKind,
-    namespace: NAMESPACE,
-    log: createLogger({ component: 'bench', level: 'silent' }),
-    transform: (o) => {
+    { resource: resourceBindingKind, namespace: NAMESPACE },
+    (o) => {
       const b = o as ResourceBinding;
       return {
         metadata: {
@@ -181,6 +172,26 @@ export async function watchPlacements(kubeConfig: KubeConfig): Promise<{
         spec: { resource: b.spec.resource, clusters: b.spec.clusters },
       } as ResourceBinding;
     },
+  );
+}
+
+/** A watch cache the benchmark holds, each object cut down by `transform`, and how to stop it. */
+interface ReducedWatch<T extends KubeObject> {
+  readonly cache: WatchCache<T>;
+  readonly stop: () => void;
+}
+
+/** Starts a watch cache of `what` holding each object as `transform` cuts it down; once synced. */
+async function watchReduced<T extends KubeObject>(
+  kubeConfig: KubeConfig,
+  what: { readonly resource: ResourceDescriptor; readonly namespace?: string },
+  transform: (o: unknown) => T,
+): Promise<ReducedWatch<T>> {
+  const cache = new WatchCache<T>({
+    kubeConfig,
+    ...what,
+    log: createLogger({ component: 'bench', level: 'silent' }),
+    transform,
   });
   const stop = new AbortController();
   void cache.run(stop.signal);

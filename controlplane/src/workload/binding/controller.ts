@@ -252,11 +252,11 @@ async function syncWorks(
   );
   // The Works of a binding are independent writes: sent together, a binding on two clusters costs
   // one round trip of the API server rather than two.
-  const results = await mapConcurrently(planned.works, WORK_WRITES_IN_FLIGHT, ({ work: wanted }) =>
-    syncWork(deps, wanted, byKey.get(keyOf(wanted)) ?? deps.works.get(keyOf(wanted)), ctx),
-  );
-  for (const [i, result] of results.entries()) {
-    const cluster = planned.works[i]?.cluster ?? '';
+  const results = await mapConcurrently(planned.works, WORK_WRITES_IN_FLIGHT, async ({ cluster, work }) => ({
+    cluster,
+    result: await syncWork(deps, work, byKey.get(keyOf(work)) ?? deps.works.get(keyOf(work)), ctx),
+  }));
+  for (const { cluster, result } of results) {
     if (result.kind === 'written') written++;
     if (result.kind === 'failed') {
       ctx.log.warn({ err: result.err, cluster }, 'could not write Work');
