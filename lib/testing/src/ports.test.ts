@@ -86,6 +86,15 @@ describe('freePort', () => {
     }
   });
 
+  it('never hands out a port fetch refuses to connect to', async () => {
+    // 10080 is on the Fetch standard's list of blocked ports: a probe of a server there fails
+    // before connecting, whatever the server does.
+    await expect(fetch('http://127.0.0.1:10080/')).rejects.toMatchObject({ cause: { message: 'bad port' } });
+    // Every pick lands on 10080: the port must come from elsewhere.
+    const port = await freePort({ from: 10_080, to: 10_080 }, () => 0);
+    expect(port).not.toBe(10_080);
+  });
+
   it('never hands out one port twice in a process, even to concurrent callers', async () => {
     const first = await freePort();
     // A range holding only that port: every pick lands on it, so a second port must come elsewhere.

@@ -45,6 +45,18 @@ export function serverPortRange(ephemeral: PortRange = ephemeralRange()): PortRa
   return to - from >= 1_000 ? { from, to } : undefined;
 }
 
+/**
+ * Ports the Fetch standard blocks ("bad ports"): `fetch` refuses them before connecting, so a
+ * server there could never be probed with it. Only 10080 lies in the range picked from, but the
+ * whole list is kept so that any range stays safe.
+ */
+const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104,
+  109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515,
+  526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 /** Picks attempts before falling back to a port from the kernel. */
 const ATTEMPTS = 50;
 
@@ -60,8 +72,8 @@ const RESERVATIONS = join(tmpdir(), 'karmada-failover-ports');
 
 /**
  * A free loopback TCP port for a server the harness starts: a random one below the ephemeral range
- * that no live process reserved and that can be bound now (see {@link PortRange}), else whatever
- * the kernel gives.
+ * that no live process reserved, that `fetch` may connect to, and that can be bound now (see
+ * {@link PortRange}), else whatever the kernel gives.
  */
 export async function freePort(
   range = serverPortRange(),
@@ -70,7 +82,7 @@ export async function freePort(
   if (range !== undefined) {
     for (let i = 0; i < ATTEMPTS; i++) {
       const port = range.from + Math.floor(random() * (range.to - range.from + 1));
-      if (handedOut.has(port) || !reserve(port)) continue;
+      if (FETCH_BLOCKED_PORTS.has(port) || handedOut.has(port) || !reserve(port)) continue;
       // Claimed before the bind check, which awaits: a concurrent pick must not take it meanwhile.
       handedOut.add(port);
       if (await canBind(port)) return port;
