@@ -171,20 +171,11 @@ async function place(side: Side): Promise<{ seconds: number; cpuSeconds: number 
   const createdAt = performance.now();
   await inParallel(BINDINGS, (i) => deployments.create(workload.app(i)));
   log(`${side.name}: ${BINDINGS} Deployments created in ${secs(since(createdAt))} s`);
-  const from = { from: createdAt, pauseMs: 250 };
-  const scheduled = await untilPhase(
-    `${side.name} bindings scheduled`,
-    () => Promise.resolve(progress.scheduled()),
-    BINDINGS,
-    from,
-  );
-  const all = await untilPhase(
-    `${side.name} Works`,
-    () => Promise.resolve(progress.works()),
-    2 * BINDINGS,
-    from,
-  );
-  progress.stop();
+  const { scheduled, works: all } = await progress.untilPlaced(untilPhase, {
+    label: `${side.name} `,
+    bindings: BINDINGS,
+    from: createdAt,
+  });
   const after = await statsOf(side.deciding());
   const cpuSeconds = sum(after, (s) => s.cpuSeconds) - sum(before, (s) => s.cpuSeconds);
   print(

@@ -22,7 +22,7 @@ import {
   type FailoverFederation,
 } from '@kf/testing';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
-import { placementOf } from './support.ts';
+import { placementOf, type PhaseWait } from './support.ts';
 
 export const NAMESPACE = 'default';
 /** Upstream's Lease renewal (a quarter of its 40 s duration) and monitor grace period. */
@@ -125,6 +125,14 @@ export class ScaleWorkload {
 export interface PlacementProgress {
   scheduled(): number;
   works(): number;
+  /**
+   * Waits until all `bindings` are scheduled, then until their Works exist (two each), looking
+   * every 250 ms; seconds from `from` to each. The watches stop either way.
+   */
+  untilPlaced(
+    until: PhaseWait,
+    o: { readonly label: string; readonly bindings: number; readonly from: number },
+  ): Promise<{ readonly scheduled: number; readonly works: number }>;
   stop(): void;
 }
 
@@ -138,18 +146,39 @@ export async function watchPlacementProgress(
     const { name, namespace, resourceVersion } = (o as Work).metadata;
     return { metadata: { name, namespace, resourceVersion } } as Work;
   });
-  return {
+  const progress: PlacementProgress = {
     scheduled: () => workload.countScheduled(placements.cache.list()),
     works: () => {
       let n = 0;
       for (const w of works.cache.list()) if ((w.metadata.name ?? '').startsWith('app-')) n++;
       return n;
     },
+    async untilPlaced(until, { label, bindings, from }) {
+      const timing = { from, pauseMs: 250 };
+      try {
+        const scheduled = await until(
+          `${label}bindings scheduled`,
+          () => Promise.resolve(progress.scheduled()),
+          bindings,
+          timing,
+        );
+        const placed = await until(
+          `${label}Works`,
+          () => Promise.resolve(progress.works()),
+          2 * bindings,
+          timing,
+        );
+        return { scheduled, works: placed };
+      } finally {
+        progress.stop();
+      }
+    },
     stop: () => {
       placements.stop();
       works.stop();
     },
   };
+  return progress;
 }
 
 /**

@@ -210,15 +210,11 @@ async function setup(ctx: Context): Promise<number> {
   await inParallel(BINDINGS, (i) => deployments.create(workload.app(i)));
   const created = since(createdAt);
   log(`${MEMBERS} clusters in ${secs(registered)} s; ${BINDINGS} Deployments created in ${secs(created)} s`);
-  const from = { from: createdAt, pauseMs: 250 };
-  const scheduled = await untilPhase(
-    'bindings scheduled',
-    () => Promise.resolve(progress.scheduled()),
-    BINDINGS,
-    from,
-  );
-  const works = await untilPhase('Works', () => Promise.resolve(progress.works()), 2 * BINDINGS, from);
-  progress.stop();
+  const { scheduled, works } = await progress.untilPlaced(untilPhase, {
+    label: '',
+    bindings: BINDINGS,
+    from: createdAt,
+  });
   const idle = await waitForIdle(url, createdAt);
   const after = await controlPlaneTotals(url);
   for (const line of controllerBreakdown(after)) log(`  ${line}`);

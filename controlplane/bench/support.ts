@@ -337,6 +337,14 @@ export const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 /** A large run's phase may take this long before its wait gives up. */
 export const PHASE_TIMEOUT_MS = 60 * 60_000;
 
+/** Waits until `count` reaches `target`; seconds from `timing.from` (a `performance.now()`). */
+export type PhaseWait = (
+  what: string,
+  count: () => Promise<number>,
+  target: number,
+  timing: { readonly from: number; readonly pauseMs: number },
+) => Promise<number>;
+
 /**
  * A benchmark's two outputs: progress lines on stderr, prefixed with its name, and result lines on
  * stdout; and its phase waits ({@link untilCount} with the phase timeout, progress going to `log`).
@@ -344,12 +352,7 @@ export const PHASE_TIMEOUT_MS = 60 * 60_000;
 export function benchOutput(name: string): {
   readonly log: (msg: string) => void;
   readonly print: (line: string) => void;
-  readonly untilPhase: (
-    what: string,
-    count: () => Promise<number>,
-    target: number,
-    timing: { readonly from: number; readonly pauseMs: number },
-  ) => Promise<number>;
+  readonly untilPhase: PhaseWait;
 } {
   const log = (msg: string): void => {
     process.stderr.write(`[${name}] ${msg}\n`);

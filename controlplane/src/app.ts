@@ -123,6 +123,7 @@ const BUILT_IN: readonly BuiltIn[] = [
       clusterController({
         clusters: w.caches.clusters(),
         bindings: s.bindings(),
+        namespaces: w.caches.cache<Namespace>(NAMESPACE_RESOURCE),
         clusterClient: s.clusterClient,
         namespaceClient: controlPlaneClient<Namespace>(w.kubeConfig, NAMESPACE_RESOURCE),
         workClient: controlPlaneClient<Work>(w.kubeConfig, workKind),

@@ -65,6 +65,26 @@ describe('cluster lifecycle', () => {
     const ns = await core.readNamespace({ name: 'karmada-es-ok1' });
     expect(ns.metadata?.labels?.['karmada.io/system']).toBe('true');
   });
+
+  it('makes the execution namespace again when it is deleted by hand', async () => {
+    const core = plane.cluster.kubeConfig().makeApiClient(CoreV1Api);
+    const before = await core.readNamespace({ name: 'karmada-es-ok1' });
+    await core.deleteNamespace({ name: 'karmada-es-ok1' });
+    // Nothing about the Cluster changes: only the namespace's own events can bring it back.
+    await expect
+      .poll(
+        async () => {
+          const ns = await core.readNamespace({ name: 'karmada-es-ok1' }).catch(() => undefined);
+          return (
+            ns !== undefined &&
+            ns.metadata?.uid !== before.metadata?.uid &&
+            ns.metadata?.deletionTimestamp === undefined
+          );
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(true);
+  });
 });
 
 describe('health, taints and eviction', () => {

@@ -3,12 +3,15 @@
  * `karmada.io/cluster-controller` finalizer; on deletion removes the namespace (first freeing the
  * Works of an unreachable Pull cluster from their execution finalizer, since no agent would ever
  * clear it), then the finalizer once the namespace is gone and no binding lists the cluster.
- * Watches Clusters (and bindings, to notice the last one leaving a deleted cluster); writes
- * Namespaces, Works' finalizers and the Cluster's finalizers. While a deletion waits, requeued
+ * Watches Clusters, their execution namespaces (read from the shared cache: a fleet's restart asks
+ * the API server nothing, and a namespace deleted by hand is made again) and bindings (to notice
+ * the last one leaving a deleted cluster); writes Namespaces, Works' finalizers and the Cluster's
+ * finalizers. While a deletion waits, requeued
  * every 10s (upstream's CleanupCheckInterval).
  */
 import {
   clusterConditionTypes,
+  clusterNameFromExecutionNamespace,
   eventReasons,
   executionNamespaceFor,
   finalizers,
@@ -60,6 +63,8 @@ export const NAMESPACE_RESOURCE: ResourceDescriptor = {
 export interface ClusterDeps {
   readonly clusters: WatchCache<Cluster>;
   readonly bindings: BindingStore;
+  /** Every Namespace (the execution ones are looked up by name). */
+  readonly namespaces: WatchCache<Namespace>;
   readonly clusterClient: ResourceClient<Cluster>;
   readonly namespaceClient: ResourceClient<Namespace>;
   readonly workClient: ResourceClient<Work>;
@@ -76,6 +81,10 @@ export function clusterController(deps: ClusterDeps): ControllerSpec {
     workers: CLUSTER_WORKERS,
     sources: [
       keysFrom(deps.clusters, (c) => [c.metadata.name ?? '']),
+      keysFrom(deps.namespaces, (ns) => {
+        const cluster = clusterNameFromExecutionNamespace(ns.metadata?.name ?? '');
+        return cluster === undefined ? [] : [cluster];
+      }),
       keysFrom(deps.bindings.resourceBindings, (b) => clusterOf(b.spec.clusters)),
       keysFrom(deps.bindings.clusterResourceBindings, (b) => clusterOf(b.spec.clusters)),
     ],
@@ -109,7 +118,8 @@ async function ensureExecutionSpace(
 ): Promise<void> {
   const name = cluster.metadata.name ?? '';
   const namespace = executionNamespaceFor(name);
-  if ((await deps.namespaceClient.find(namespace, { signal })) !== undefined) return;
+  // A namespace the cache has not seen yet, but which exists, is answered AlreadyExists.
+  if (deps.namespaces.get(namespace) !== undefined) return;
   try {
     await deps.namespaceClient.create(
       {
@@ -140,7 +150,7 @@ async function removeCluster(
   const name = cluster.metadata.name ?? '';
   if (cluster.metadata.finalizers?.includes(finalizers.clusterController) !== true) return converged();
   const namespace = executionNamespaceFor(name);
-  const existing = await deps.namespaceClient.find(namespace, { signal });
+  const existing = deps.namespaces.get(namespace);
   if (existing !== undefined) {
     if (existing.metadata?.deletionTimestamp === undefined) await removeExecutionSpace(deps, cluster, signal);
     log.info({ cluster: name, namespace }, 'waiting for the execution namespace to go');
