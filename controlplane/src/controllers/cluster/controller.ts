@@ -6,8 +6,7 @@
  * Watches Clusters, their execution namespaces (read from the shared cache: a fleet's restart asks
  * the API server nothing, and a namespace deleted by hand is made again) and bindings (to notice
  * the last one leaving a deleted cluster); writes Namespaces, Works' finalizers and the Cluster's
- * finalizers. While a deletion waits, requeued
- * every 10s (upstream's CleanupCheckInterval).
+ * finalizers. While a deletion waits, requeued every 10s (upstream's CleanupCheckInterval).
  */
 import {
   clusterConditionTypes,
