@@ -123,8 +123,6 @@ export class ScaleWorkload {
  * compared with ran without such lists), so the rate it measured was of the two together.
  */
 export interface PlacementProgress {
-  scheduled(): number;
-  works(): number;
   /**
    * Waits until all `bindings` are scheduled, then until their Works exist (two each), looking
    * every 250 ms; seconds from `from` to each. The watches stop either way.
@@ -133,7 +131,6 @@ export interface PlacementProgress {
     until: PhaseWait,
     o: { readonly label: string; readonly bindings: number; readonly from: number },
   ): Promise<{ readonly scheduled: number; readonly works: number }>;
-  stop(): void;
 }
 
 export async function watchPlacementProgress(
@@ -146,39 +143,25 @@ export async function watchPlacementProgress(
     const { name, namespace, resourceVersion } = (o as Work).metadata;
     return { metadata: { name, namespace, resourceVersion } } as Work;
   });
-  const progress: PlacementProgress = {
-    scheduled: () => workload.countScheduled(placements.cache.list()),
-    works: () => {
-      let n = 0;
-      for (const w of works.cache.list()) if ((w.metadata.name ?? '').startsWith('app-')) n++;
-      return n;
-    },
+  const scheduledCount = (): Promise<number> =>
+    Promise.resolve(workload.countScheduled(placements.cache.list()));
+  const workCount = (): Promise<number> => {
+    let n = 0;
+    for (const w of works.cache.list()) if ((w.metadata.name ?? '').startsWith('app-')) n++;
+    return Promise.resolve(n);
+  };
+  return {
     async untilPlaced(until, { label, bindings, from }) {
       const timing = { from, pauseMs: 250 };
       try {
-        const scheduled = await until(
-          `${label}bindings scheduled`,
-          () => Promise.resolve(progress.scheduled()),
-          bindings,
-          timing,
-        );
-        const placed = await until(
-          `${label}Works`,
-          () => Promise.resolve(progress.works()),
-          2 * bindings,
-          timing,
-        );
-        return { scheduled, works: placed };
+        const scheduled = await until(`${label}bindings scheduled`, scheduledCount, bindings, timing);
+        return { scheduled, works: await until(`${label}Works`, workCount, 2 * bindings, timing) };
       } finally {
-        progress.stop();
+        placements.stop();
+        works.stop();
       }
     },
-    stop: () => {
-      placements.stop();
-      works.stop();
-    },
   };
-  return progress;
 }
 
 /**
