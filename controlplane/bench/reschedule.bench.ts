@@ -21,8 +21,9 @@
  *
  * Then, on the same API server, its floor for the same writes (unless `--no-floor`): the control
  * plane stopped, this process alone makes the failover's writes (api-floor.ts), with the Events,
- * without, and without with a watch of every binding and Work open; the seconds from the taint
- * until every binding moved, over each floor; and the move over the floor of its state writes as
+ * without, without with a watch of every binding and Work open, and without once more (the
+ * second over the first is the floor's own spread); the seconds from the taint until every
+ * binding moved, over each floor; and the move over the floor of its state writes as
  * the product of kube-apiserver's extra CPU for the move's writes and the share of the cores the
  * control plane's CPU left it.
  */
@@ -150,12 +151,13 @@ interface FloorFigures {
 
 /**
  * After the failover, on the same API server: the control plane stopped, the failover's writes
- * made by this process alone (see api-floor.ts), in three rounds: with the Events the pipeline
- * records; without them; and without them again, with a watch of every binding and every Work
+ * made by this process alone (see api-floor.ts), in four rounds: with the Events the pipeline
+ * records; without them; without them again, with a watch of every binding and every Work
  * open in this process as the control plane holds them (what any watch-fed control plane costs
- * the API server and the cores to learn of the writes, without deciding anything). Every binding
- * is on member2 by then, with member1's Works kept for their graceful eviction tasks: the rounds
- * move them to member1, back, and to member1 again, each write changing something.
+ * the API server and the cores to learn of the writes, without deciding anything); and the second
+ * round once more (the floor's own spread from one round to the next). Every binding is on member2
+ * by then, with member1's Works kept for their graceful eviction tasks: the rounds move them to
+ * member1, back, to member1 again and back, each write changing something.
  */
 async function measureFloor(
   fed: FailoverFederation,
@@ -165,6 +167,7 @@ async function measureFloor(
   readonly withEvents: FloorFigures;
   readonly stateWrites: FloorFigures;
   readonly watched: FloorFigures;
+  readonly stateWritesAgain: FloorFigures;
 }> {
   await fed.controlPlaneProcess.stop();
   const kubeConfig = fed.controlPlaneKubeConfig();
@@ -173,27 +176,21 @@ async function measureFloor(
   log(
     `the floor writes each Work's Deployment as the pipeline did: ${bytes.toFixed(0)} bytes of JSON on average`,
   );
+  const roundOf = (from: string, to: string, eventsPerBinding: number, watches: boolean) => ({
+    from,
+    to,
+    eventsPerBinding,
+    concurrency,
+    watches,
+    manifests,
+  });
   const rounds = [
-    {
-      from: 'member2',
-      to: 'member1',
-      eventsPerBinding: 5,
-      concurrency,
-      watches: false,
-      manifests,
-      mark: '1',
-    },
-    {
-      from: 'member1',
-      to: 'member2',
-      eventsPerBinding: 0,
-      concurrency,
-      watches: false,
-      manifests,
-      mark: '2',
-    },
-    { from: 'member2', to: 'member1', eventsPerBinding: 0, concurrency, watches: true, manifests, mark: '3' },
-  ];
+    roundOf('member2', 'member1', 5, false),
+    roundOf('member1', 'member2', 0, false),
+    roundOf('member2', 'member1', 0, true),
+    // The second round again: how far it strays from the second is the floor's own spread.
+    roundOf('member1', 'member2', 0, false),
+  ].map((r, i) => ({ ...r, mark: String(i + 1) }));
   const figures: FloorFigures[] = [];
   for (const round of rounds) {
     const watches = round.watches
@@ -213,10 +210,15 @@ async function measureFloor(
     );
     figures.push({ seconds: r.seconds, apiCpu });
   }
-  const [withEvents, stateWrites, watchedRound] = figures;
-  if (withEvents === undefined || stateWrites === undefined || watchedRound === undefined)
+  const [withEvents, stateWrites, watchedRound, stateWritesAgain] = figures;
+  if (
+    withEvents === undefined ||
+    stateWrites === undefined ||
+    watchedRound === undefined ||
+    stateWritesAgain === undefined
+  )
     throw new Error('a floor round is missing');
-  return { withEvents, stateWrites, watched: watchedRound };
+  return { withEvents, stateWrites, watched: watchedRound, stateWritesAgain };
 }
 
 /**
@@ -307,7 +309,8 @@ try {
     const over = (f: FloorFigures): string => (failover.afterTaintSeconds / f.seconds).toFixed(2);
     process.stdout.write(
       `reschedule / floor: ${over(floor.stateWrites)} (with its Events: ${over(floor.withEvents)}; ` +
-        `with the watches open: ${over(floor.watched)})\n`,
+        `with the watches open: ${over(floor.watched)}; over the same floor again: ${over(floor.stateWritesAgain)})\n` +
+        `floor again / floor: ${(floor.stateWritesAgain.seconds / floor.stateWrites.seconds).toFixed(2)}\n`,
     );
     printFloorShares(failover.move, floor.stateWrites);
   }

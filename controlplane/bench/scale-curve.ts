@@ -100,6 +100,10 @@ const ROWS: readonly Row[] = [
   { label: 'restart: /readyz, s', value: (p) => fixed(field(p, 'restart', 'readyz_s')) },
   { label: 'restart: cold-list floor, s', value: (p) => fixed(field(p, 'restart', 'list_floor_s')) },
   {
+    label: 'restart: cold-list floor again, s',
+    value: (p) => fixed(field(p, 'restart', 'list_floor_again_s')),
+  },
+  {
     label: 'restart: /readyz / cold-list floor',
     value: (p) => fixed(field(p, 'restart', 'readyz_to_list_floor')),
   },

@@ -202,6 +202,30 @@ describe('the cached form of a Work', () => {
         }).not.toThrow();
     });
 
+    it('a Work as the API server sends it back, every key sorted, is the one the control plane built', () => {
+      const wanted = wantedOn('m1');
+      const manifest = wanted.spec.workload?.manifests?.[0] ?? {};
+      // The control plane builds its manifests with keys out of order; the server writes them sorted.
+      expect(JSON.stringify(sortedDeep(manifest))).not.toBe(JSON.stringify(manifest));
+      const sent = sortedDeep(served(wanted)) as Work;
+      expect(planWorkWrite(wanted, compactWork(sent))).toBeUndefined();
+      // An empty object where the wanted manifest has none is the same under omitempty.
+      const withEmpty = sortedDeep(
+        served({
+          ...wanted,
+          spec: { ...wanted.spec, workload: { manifests: [{ ...manifest, status: {} }] } },
+        }),
+      ) as Work;
+      expect(planWorkWrite(wanted, compactWork(withEmpty))).toBeUndefined();
+      const changed = sortedDeep(
+        served({
+          ...wanted,
+          spec: { ...wanted.spec, workload: { manifests: [{ ...manifest, kind: 'StatefulSet' }] } },
+        }),
+      ) as Work;
+      expect(planWorkWrite(wanted, compactWork(changed))?.kind).toBe('Patch');
+    });
+
     it('a Work whose manifests are gone, or empty, is written in both forms', () => {
       const none: Work = { ...wantedOn('m1'), spec: { workload: { manifests: [] } } };
       expect(planWorkWrite(none, compactWork(full))?.kind).toBe('Patch');
@@ -376,3 +400,15 @@ describe('StringPool and cachedCopy', () => {
     expect(pool.share(['Resource', 'Binding'].join(''))).toBe(copy.kind);
   });
 });
+
+/** `v` with every object's keys in sort order, empty values kept: JSON as Go writes a map. */
+function sortedDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedDeep);
+  if (v === null || typeof v !== 'object') return v;
+  const record = v as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((k) => [k, sortedDeep(record[k])]),
+  );
+}

@@ -88,6 +88,10 @@ function canonicalList(v: readonly unknown[]): string | undefined {
 
 function canonicalRecord(v: object): string | undefined {
   const record = v as Readonly<Record<string, unknown>>;
+  // An object read from the API server mostly is its own canonical form already (Go writes the
+  // keys of a map sorted): JSON.stringify then writes the same text several times faster than
+  // the appending below, which at a cold start ran once for each of 60,000 Works' manifests.
+  if (isCanonical(record)) return JSON.stringify(record);
   let text: string | undefined;
   for (const k of sortedKeys(record)) {
     const c = canonicalOf(record[k]);
@@ -103,4 +107,35 @@ function sortedKeys(o: object): string[] {
     if ((keys[i - 1] ?? '') > (keys[i] ?? '')) return keys.sort();
   }
   return keys;
+}
+
+/**
+ * Whether JSON.stringify writes `v` exactly as {@link canonicalOf} does: every object's keys in
+ * sort order, and no absent, `null`, empty-list or empty-object value at any depth, in an object
+ * or a list. JSON.stringify writes keys in the order Object.keys gives them, which this checks.
+ */
+function isCanonical(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v === 'object') return Array.isArray(v) ? isCanonicalList(v) : isCanonicalRecord(v);
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
+
+function isCanonicalList(v: readonly unknown[]): boolean {
+  if (v.length === 0) return false;
+  for (let i = 0; i < v.length; i++) if (!isCanonical(v[i])) return false;
+  return true;
+}
+
+/** A plain object only: another kind may write itself otherwise (a `toJSON`, say). */
+function isCanonicalRecord(v: object): boolean {
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  const record = v as Readonly<Record<string, unknown>>;
+  const keys = Object.keys(record);
+  if (keys.length === 0) return false;
+  let previous = '';
+  for (const k of keys) {
+    if (previous > k || !isCanonical(record[k])) return false;
+    previous = k;
+  }
+  return true;
 }
