@@ -176,48 +176,43 @@ async function measureFloor(
   log(
     `the floor writes each Work's Deployment as the pipeline did: ${bytes.toFixed(0)} bytes of JSON on average`,
   );
-  const roundOf = (from: string, to: string, eventsPerBinding: number, watches: boolean) => ({
-    from,
-    to,
-    eventsPerBinding,
-    concurrency,
-    watches,
-    manifests,
-  });
-  const rounds = [
-    roundOf('member2', 'member1', 5, false),
-    roundOf('member1', 'member2', 0, false),
-    roundOf('member2', 'member1', 0, true),
-    // The second round again: how far it strays from the second is the floor's own spread.
-    roundOf('member1', 'member2', 0, false),
-  ].map((r, i) => ({ ...r, mark: String(i + 1) }));
-  const figures: FloorFigures[] = [];
-  for (const round of rounds) {
-    const watches = round.watches
+  let rounds = 0;
+  const round = async (
+    from: string,
+    to: string,
+    eventsPerBinding: number,
+    watches: boolean,
+  ): Promise<FloorFigures> => {
+    rounds += 1;
+    const open = watches
       ? await Promise.all([watched<ResourceBinding>(fed, resourceBindingKind), watched<Work>(fed, workKind)])
       : [];
     const beforeText = await apiServerMetrics(fed);
     const before = apiWrites(beforeText);
-    const r = await replayFailoverWrites(kubeConfig, placed, round);
+    const r = await replayFailoverWrites(kubeConfig, placed, {
+      from,
+      to,
+      eventsPerBinding,
+      concurrency,
+      manifests,
+      mark: String(rounds),
+    });
     const afterText = await apiServerMetrics(fed);
-    for (const w of watches) w.stop();
+    for (const w of open) w.stop();
     const counted = sumOf(grownSince(apiWrites(afterText), before));
     const apiCpu = (metricSum(afterText, CPU) ?? 0) - (metricSum(beforeText, CPU) ?? 0);
     process.stdout.write(
-      `floor bindings=${placed.length} events_per_binding=${round.eventsPerBinding} concurrency=${concurrency} ` +
-        `watches=${round.watches ? 'bindings,works' : 'none'} seconds=${r.seconds.toFixed(2)} writes=${r.writes} ` +
+      `floor bindings=${placed.length} events_per_binding=${eventsPerBinding} concurrency=${concurrency} ` +
+        `watches=${watches ? 'bindings,works' : 'none'} seconds=${r.seconds.toFixed(2)} writes=${r.writes} ` +
         `api_writes=${counted} writes_per_s=${(r.writes / r.seconds).toFixed(0)} apiserver_cpu_s=${apiCpu.toFixed(1)}\n`,
     );
-    figures.push({ seconds: r.seconds, apiCpu });
-  }
-  const [withEvents, stateWrites, watchedRound, stateWritesAgain] = figures;
-  if (
-    withEvents === undefined ||
-    stateWrites === undefined ||
-    watchedRound === undefined ||
-    stateWritesAgain === undefined
-  )
-    throw new Error('a floor round is missing');
+    return { seconds: r.seconds, apiCpu };
+  };
+  const withEvents = await round('member2', 'member1', 5, false);
+  const stateWrites = await round('member1', 'member2', 0, false);
+  const watchedRound = await round('member2', 'member1', 0, true);
+  // The second round again: how far it strays from the second is the floor's own spread.
+  const stateWritesAgain = await round('member1', 'member2', 0, false);
   return { withEvents, stateWrites, watched: watchedRound, stateWritesAgain };
 }
 

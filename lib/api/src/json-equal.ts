@@ -91,6 +91,10 @@ function canonicalRecord(v: object): string | undefined {
   // An object read from the API server mostly is its own canonical form already (Go writes the
   // keys of a map sorted): JSON.stringify then writes the same text several times faster than
   // the appending below, which at a cold start ran once for each of 60,000 Works' manifests.
+  // Checked at each object the appending visits, not once on the whole value: a manifest the
+  // control plane built has its top keys out of order and most subtrees in order. That walks a
+  // subtree again for each object above it, a few levels in a manifest, and still wins: 60,000
+  // such digests took 1.2 to 1.5 s checked here, 1.7 to 1.9 s checked once on the whole.
   if (isCanonical(record)) return JSON.stringify(record);
   let text: string | undefined;
   for (const k of sortedKeys(record)) {
