@@ -25,7 +25,10 @@
  * - A round trip of half a probe's wait (1.25 s each way) for the failure threshold, the taint's
  *   hold time and more: Ready never leaves True and nothing moves.
  * - Its open connections silenced for good: a probe left hanging ends at its wait, the next one
- *   connects afresh, and Ready never leaves True.
+ *   connects afresh, and Ready never leaves True. It comes right after the slow link, when the
+ *   PINGs' last round trip is still 2.5 s: their verdict on the silence (three 1 s intervals and
+ *   two round trips) would come after the failure threshold, so only the probe's own deadline
+ *   gets the next probe a new connection in time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -126,6 +126,22 @@ export class KubeTransport {
     void pool.destroy(new Error(`connection to the API server given up: ${why}`)).catch(() => undefined);
   }
 
+  /**
+   * The next connect() builds a new pool, whatever the PINGs say so far; requests already on the
+   * current one run to their end or their deadlines, then it closes. For a caller that knows more
+   * than the PINGs do: a probe got no answer at all by its deadline, and the next one must not ride
+   * the same connection into the same silence.
+   */
+  reconnect(): void {
+    const old = this.agent;
+    if (old === undefined) return;
+    this.agent = undefined;
+    this.watch?.stop();
+    this.watch = undefined;
+    this.tlsFingerprint = '';
+    void old.close().catch(() => undefined);
+  }
+
   /** A new dispatcher for the cluster: direct (watched over HTTP/2), or through its proxy. */
   private async build(
     cluster: Cluster,

@@ -185,6 +185,19 @@ describe('KubeTransport and connections that fall silent', () => {
     expect((await getText(t, '/healthz', { timeoutMs: 5_000 })).status).toBe(200);
   });
 
+  it('connects afresh after reconnect(), while a request on the old connection still gets its answer', async () => {
+    const { t } = await through(h2);
+    expect((await getText(t, '/healthz')).status).toBe(200);
+    const before = sessions.length;
+    const inFlight = getText(t, '/slow', { timeoutMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 100)); // on the connection, not yet answered
+    t.reconnect();
+    expect((await getText(t, '/healthz', { timeoutMs: 2_000 })).status).toBe(200);
+    expect(sessions.length).toBe(before + 1);
+    expect((await inFlight).status).toBe(200);
+    expect(t.retired).toBe(0);
+  });
+
   it('leaves a quiet request alone over HTTP/1.1, where no PING tells a slow connection from a dead one', async () => {
     const { t } = await through(h1);
     expect((await getText(t, '/healthz')).status).toBe(200);
