@@ -23,6 +23,14 @@ export default defineConfig({
           name: 'unit',
           include: ['lib/*/src/**/*.test.ts', '{agent,probe,controlplane}/src/**/*.test.ts'],
           testTimeout: 10_000,
+          // Unit files share their workers' module graph: isolating each file re-imported it, which
+          // took 70 % of their time (89 s against 26 s for the 244 files on two cores). They keep
+          // no state between files that another reads; stubbed env vars and globals are undone.
+          isolate: false,
+          unstubEnvs: true,
+          unstubGlobals: true,
+          // A project whose workers differ from another's needs a group of its own: last.
+          sequence: { groupOrder: 2 },
         },
       },
       {
