@@ -119,9 +119,7 @@ export class KubeTransport {
    */
   private retire(pool: Dispatcher, why: string): void {
     if (this.agent !== pool) return;
-    this.agent = undefined;
-    this.watch = undefined;
-    this.tlsFingerprint = '';
+    this.forgetPool();
     this.retiredPools++;
     void pool.destroy(new Error(`connection to the API server given up: ${why}`)).catch(() => undefined);
   }
@@ -135,11 +133,16 @@ export class KubeTransport {
   reconnect(): void {
     const old = this.agent;
     if (old === undefined) return;
-    this.agent = undefined;
     this.watch?.stop();
+    this.forgetPool();
+    void old.close().catch(() => undefined);
+  }
+
+  /** The next connect() builds a new pool; the caller ends the old one. */
+  private forgetPool(): void {
+    this.agent = undefined;
     this.watch = undefined;
     this.tlsFingerprint = '';
-    void old.close().catch(() => undefined);
   }
 
   /** A new dispatcher for the cluster: direct (watched over HTTP/2), or through its proxy. */
